@@ -1,0 +1,131 @@
+// Host (CPU) Monte Carlo engine: atoms in an orthogonal periodic box held in a cell list,
+// energies from the shared pair potentials, and the move kernels of the host styles.
+// Independent of LAMMPS so that it can be tested on its own.
+#pragma once
+
+#include "gpumc_moves.h"
+#include "gpumc_pair_potential.h"
+#include "gpumc_rng.h"
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+namespace gpumc {
+
+struct Box {
+  double lo[3] = {0.0, 0.0, 0.0};
+  double len[3] = {0.0, 0.0, 0.0};
+  double volume() const { return len[0] * len[1] * len[2]; }
+};
+
+// Atoms sorted into cells at least as wide as the largest cutoff. Every cell keeps its atoms'
+// positions contiguous (a slot array of fixed capacity per cell), so that the energy of one
+// atom streams through the 27 cells around it. Periodic images are handled by a shift per
+// neighbouring cell, which also covers boxes only one or two cells wide; a box side must be at
+// least twice the largest cutoff, so that at most one image of an atom is within range.
+class HostSystem {
+ public:
+  explicit HostSystem(PairTable table);
+
+  // x: 3n coordinates (wrapped into the box here), type: n types in 1..ntypes.
+  void set_configuration(const std::vector<double> &x, const std::vector<int> &type, const Box &box);
+
+  int natoms() const { return (int) type_.size(); }
+  const Box &box() const { return box_; }
+  const PairTable &table() const { return *table_; }
+  const std::vector<int> &types() const { return type_; }
+  double min_side() const { return 2.0 * table_->cut_max; }
+
+  void position(int i, double pos[3]) const;
+  std::vector<double> positions() const;    // 3n, atom order
+  // periodic images crossed since set_configuration (3n), for LAMMPS's image flags
+  const std::vector<int> &image_shifts() const { return image_shift_; }
+
+  double pair_energy_total() const;
+  double tail_energy() const;
+  double total_energy() const { return pair_energy_total() + tail_energy(); }
+  // Total energy summed in an order that depends only on the positions (cells rebuilt in atom
+  // order first), so that a chain split by a restart sums exactly as an unbroken one.
+  double canonical_total_energy();
+
+  // Energy of atom i placed at pos with all other atoms.
+  double particle_energy(int i, const double pos[3]) const;
+  // Energy change of moving atom i to new_pos (inside the box).
+  double move_energy_change(int i, const double new_pos[3]) const;
+  // Energy change of inserting a test particle of the given type at pos (pair + tail).
+  double insertion_energy(int type, const double pos[3]) const;
+
+  // Wrap pos into the box, adding the images crossed to shift.
+  void wrap(double pos[3], int shift[3]) const;
+  // Move atom i to pos (inside the box) that lies shift images away from its old position.
+  void move_atom(int i, const double pos[3], const int shift[3]);
+  // New box sides, positions scaled affinely about the box centre.
+  void rescale_box(const double len[3]);
+
+ private:
+  struct Slot {
+    double x, y, z;
+    int type, id;
+  };
+
+  std::shared_ptr<const PairTable> table_;
+  std::vector<double> row_cutsq_;    // largest cutoff^2 of each type's row
+  Box box_;
+  std::vector<int> type_;
+  std::vector<int> image_shift_;
+  std::vector<long> type_count_;
+
+  int ncell_[3] = {0, 0, 0};
+  double cell_inv_[3] = {0.0, 0.0, 0.0};
+  int cap_ = 0;                        // slots per cell
+  std::vector<int> count_;             // atoms per cell
+  std::vector<Slot> slots_;            // ncells * cap_
+  std::vector<int> cell_of_, slot_of_;
+  // for each dimension and cell coordinate c: the 3 neighbouring coordinates and the shift
+  // (0 or +-len) that brings their atoms next to cell c
+  std::vector<int> nb_index_[3];
+  std::vector<double> nb_shift_[3];
+
+  void choose_grid(const Box &box, int grid[3]) const;
+  void build_cells(const std::vector<double> &x);
+  void build_stencil();
+  void cell_coords(const double pos[3], int c[3]) const;
+  int cell_index(const int c[3]) const { return (c[2] * ncell_[1] + c[1]) * ncell_[0] + c[0]; }
+  void grow_capacity();
+  void relocate(int i, int new_cell);
+  template <bool TWO>
+  void stencil_energy(int skip, int itype, const double p[3], const double q[3], double &ep,
+                      double &eq) const;
+};
+
+// ---- move kernels of the host styles ----
+
+struct MoveCounts {
+  uint64_t trials = 0, accepted = 0;
+};
+
+// nmoves trial translations numbered first_move.. in the translation stream (gpumc_moves.h),
+// each of an atom drawn uniformly from `mobile`; energy is updated by the accepted dU.
+MoveCounts translation_moves(HostSystem &sys, const std::vector<int> &mobile, double beta,
+                             double dmax, const CounterRNG &rng, uint64_t first_move,
+                             uint64_t nmoves, double &energy);
+
+struct VolumeMoveParams {
+  int scheme = VOLUME_LOGV;
+  double step = 0.0;               // max change of ln V (logv) or of each side (sides)
+  double beta = 0.0;
+  double pressure_energy = 0.0;    // P in energy/volume units
+};
+
+// Volume trial numbered move in the volume stream, the full energy recomputed. A rejected move
+// leaves the system exactly as it was.
+bool volume_move(HostSystem &sys, const VolumeMoveParams &p, const CounterRNG &rng, uint64_t move,
+                 double &energy);
+
+// Mean Boltzmann factor <exp(-beta dU)> of n test insertions of `type` at uniform random
+// points, numbered (block, 0..n-1) in the given stream.
+double widom_insertions(const HostSystem &sys, int type, double beta, const CounterRNG &rng,
+                        uint64_t block, uint64_t n);
+
+}    // namespace gpumc

@@ -1,0 +1,54 @@
+/* -*- c++ -*- ----------------------------------------------------------
+   GPUMC: adapter between LAMMPS and the shared GPUMC physics.
+   Reads the interactions of the active pair style, stops with a clear error for setups that
+   GPUMC does not sample correctly, and copies the configuration in and out in atom-ID order,
+   so that a Monte Carlo chain never depends on how LAMMPS happens to store its atoms.
+------------------------------------------------------------------------- */
+
+#ifndef LMP_GPUMC_LAMMPS_H
+#define LMP_GPUMC_LAMMPS_H
+
+#include "pointers.h"
+
+#include "gpumc_host_engine.h"
+
+#include <string>
+#include <vector>
+
+namespace LAMMPS_NS {
+namespace GPUMC {
+
+  // Interactions of the active pair style (morse or lj/cut and their accelerator variants),
+  // with its cutoffs and its `pair_modify shift` and `pair_modify tail` settings. Stops with an
+  // error naming `who` for anything else.
+  gpumc::PairTable pair_table(LAMMPS *lmp, const std::string &who);
+
+  // Stops with a clear error for setups GPUMC does not sample correctly.
+  void check_system(LAMMPS *lmp, const std::string &who);
+
+  // Box of the LAMMPS domain.
+  gpumc::Box box(LAMMPS *lmp);
+
+  // The configuration in atom-ID order: positions, types, and the local index of each atom.
+  struct Configuration {
+    std::vector<double> x;
+    std::vector<int> type;
+    std::vector<int> local;    // local[k] = LAMMPS local index of the k-th atom by ID
+  };
+  Configuration gather(LAMMPS *lmp);
+
+  // Positions and image flags back into LAMMPS, and the box if it changed.
+  void scatter(LAMMPS *lmp, const Configuration &conf, const gpumc::HostSystem &sys, bool box_changed);
+
+  // Fingerprint of everything the energy depends on: positions (atom-ID order), types, the
+  // LAMMPS box and the interactions. Equal fingerprints: the running energy is still valid.
+  uint64_t fingerprint(LAMMPS *lmp, const std::vector<double> &x, const std::vector<int> &type,
+                       const gpumc::PairTable &table);
+
+  // Indices (in atom-ID order) of the atoms of a group.
+  std::vector<int> group_members(LAMMPS *lmp, const Configuration &conf, int groupbit);
+
+}    // namespace GPUMC
+}    // namespace LAMMPS_NS
+
+#endif

@@ -1,0 +1,107 @@
+// Pair potentials GPUMC samples with, written term for term as LAMMPS evaluates them
+// (pair_lj_cut.cpp, pair_morse.cpp) so that energies agree with `compute pe`.
+// The one definition of each potential for every style and backend.
+#pragma once
+
+#include "gpumc_portability.h"
+
+#include <cmath>
+#include <vector>
+
+namespace gpumc {
+
+enum PairKind : int { PAIR_NONE = 0, PAIR_LJ_CUT = 1, PAIR_MORSE = 2 };
+
+// One (itype, jtype) interaction. lj/cut: a = 4 eps sigma^12, b = 4 eps sigma^6.
+// morse: a = D0, b = alpha, c = r0. offset is the energy at the cutoff under
+// `pair_modify shift yes`, else 0.
+struct PairCoeff {
+  int kind = PAIR_NONE;
+  double cutsq = 0.0;
+  double a = 0.0, b = 0.0, c = 0.0;
+  double offset = 0.0;
+};
+
+GPUMC_INLINE double pair_energy_unshifted(const PairCoeff &p, double rsq)
+{
+  if (p.kind == PAIR_LJ_CUT) {
+    const double r2inv = 1.0 / rsq;
+    const double r6inv = r2inv * r2inv * r2inv;
+    return r6inv * (p.a * r6inv - p.b);
+  }
+  if (p.kind == PAIR_MORSE) {
+    const double dexp = exp(-p.b * (sqrt(rsq) - p.c));
+    return p.a * (dexp * dexp - 2.0 * dexp);
+  }
+  return 0.0;
+}
+
+// Energy of a pair at squared distance rsq; zero at and beyond the cutoff.
+GPUMC_INLINE double pair_energy(const PairCoeff &p, double rsq)
+{
+  return rsq < p.cutsq ? pair_energy_unshifted(p, rsq) - p.offset : 0.0;
+}
+
+// Coefficients from the parameters LAMMPS's pair styles hold after mixing (init_one).
+inline PairCoeff make_lj_cut(double epsilon, double sigma, double cut, bool shift)
+{
+  PairCoeff p;
+  p.kind = PAIR_LJ_CUT;
+  p.cutsq = cut * cut;
+  p.a = 4.0 * epsilon * std::pow(sigma, 12.0);
+  p.b = 4.0 * epsilon * std::pow(sigma, 6.0);
+  if (shift && cut > 0.0) {
+    const double ratio = sigma / cut;
+    p.offset = 4.0 * epsilon * (std::pow(ratio, 12.0) - std::pow(ratio, 6.0));
+  }
+  return p;
+}
+
+inline PairCoeff make_morse(double d0, double alpha, double r0, double cut, bool shift)
+{
+  PairCoeff p;
+  p.kind = PAIR_MORSE;
+  p.cutsq = cut * cut;
+  p.a = d0;
+  p.b = alpha;
+  p.c = r0;
+  if (shift) {
+    const double alpha_dr = -alpha * (cut - r0);
+    p.offset = d0 * (std::exp(2.0 * alpha_dr) - 2.0 * std::exp(alpha_dr));
+  }
+  return p;
+}
+
+// Long-range (tail) correction of lj/cut as `pair_modify tail yes` applies it:
+// E_tail = (1/V) sum over ordered type pairs (i,j) of N_i N_j tail_ij.
+// LAMMPS's morse style has none.
+inline double lj_cut_tail_coeff(double epsilon, double sigma, double cut)
+{
+  const double sig6 = std::pow(sigma, 6.0);
+  const double rc3 = cut * cut * cut;
+  const double rc6 = rc3 * rc3;
+  const double rc9 = rc3 * rc6;
+  return 8.0 * M_PI * epsilon * sig6 * (sig6 - 3.0 * rc6) / (9.0 * rc9);
+}
+
+// Interactions of all type pairs in LAMMPS numbering (1..ntypes; row and column 0 unused).
+struct PairTable {
+  int ntypes = 0;
+  std::vector<PairCoeff> coeff;    // (ntypes+1)^2
+  std::vector<double> tail;        // (ntypes+1)^2 tail_ij; empty: no tail correction
+  double cut_max = 0.0;            // largest cutoff of any pair
+
+  explicit PairTable(int ntypes_ = 0) : ntypes(ntypes_), coeff((ntypes_ + 1) * (ntypes_ + 1)) {}
+  PairCoeff &at(int i, int j) { return coeff[i * (ntypes + 1) + j]; }
+  const PairCoeff &at(int i, int j) const { return coeff[i * (ntypes + 1) + j]; }
+  double tail_coeff(int i, int j) const { return tail.empty() ? 0.0 : tail[i * (ntypes + 1) + j]; }
+
+  void finalize()
+  {
+    cut_max = 0.0;
+    for (const auto &c : coeff)
+      if (c.kind != PAIR_NONE && c.cutsq > cut_max * cut_max) cut_max = std::sqrt(c.cutsq);
+  }
+};
+
+}    // namespace gpumc
