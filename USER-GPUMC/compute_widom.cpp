@@ -1,0 +1,102 @@
+/* ----------------------------------------------------------------------
+   GPUMC: compute widom (host version).
+------------------------------------------------------------------------- */
+
+#include "compute_widom.h"
+
+#include "gpumc_lammps.h"
+#include "gpumc_moves.h"
+
+#include "atom.h"
+#include "domain.h"
+#include "error.h"
+#include "force.h"
+#include "update.h"
+#include "utils.h"
+
+#include <cmath>
+
+using namespace LAMMPS_NS;
+
+static constexpr int NVECTOR = 6;
+
+ComputeWidom::ComputeWidom(LAMMPS *lmp, int narg, char **arg) :
+    Compute(lmp, narg, arg), itype(0), ninsert(0), temperature(0.0), kT(0.0), beta(0.0), seed(0),
+    block_factor(0.0), last_step(-1)
+{
+  const std::string who = "compute widom";
+  if (narg < 7) utils::missing_cmd_args(FLERR, who, error);
+  if (narg > 7) error->all(FLERR, "{}: unknown keyword {}", who, arg[7]);
+  if (igroup != 0) error->all(FLERR, "{}: requires group all (a test particle interacts with every atom)", who);
+  itype = utils::inumeric(FLERR, arg[3], false, lmp);
+  ninsert = utils::bnumeric(FLERR, arg[4], false, lmp);
+  temperature = utils::numeric(FLERR, arg[5], false, lmp);
+  seed = utils::inumeric(FLERR, arg[6], false, lmp);
+  if (itype < 1 || itype > atom->ntypes) error->all(FLERR, "{}: atom type {} out of range", who, arg[3]);
+  if (ninsert <= 0) error->all(FLERR, "{}: number of insertions must be > 0", who);
+  if (temperature <= 0.0) error->all(FLERR, "{}: temperature must be > 0", who);
+  if (seed <= 0) error->all(FLERR, "{}: seed must be a positive integer", who);
+
+  scalar_flag = vector_flag = 1;
+  size_vector = NVECTOR;
+  extscalar = extvector = 0;
+  vector = new double[NVECTOR]();
+}
+
+ComputeWidom::~ComputeWidom()
+{
+  delete[] vector;
+}
+
+void ComputeWidom::init()
+{
+  GPUMC::check_system(lmp, "compute widom");
+  table = std::make_unique<gpumc::PairTable>(GPUMC::pair_table(lmp, "compute widom"));
+  const gpumc::Box box = GPUMC::box(lmp);
+  for (int d = 0; d < 3; d++)
+    if (box.len[d] < 2.0 * table->cut_max)
+      error->all(FLERR, "compute widom: box side {} is shorter than twice the largest pair cutoff {}",
+                 box.len[d], table->cut_max);
+  kT = force->boltz * temperature;
+  beta = 1.0 / kT;
+}
+
+double ComputeWidom::insertion_block(uint64_t block)
+{
+  gpumc::HostSystem sys(*table);
+  const auto conf = GPUMC::gather(lmp);
+  sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));
+  const gpumc::CounterRNG rng(seed, gpumc::RNG_WIDOM + 16 * (uint64_t) itype);
+  return gpumc::widom_insertions(sys, itype, beta, rng, block, ninsert);
+}
+
+// One block of insertions per timestep, however many times output asks for the values.
+void ComputeWidom::invoke()
+{
+  if (last_step == update->ntimestep) return;
+  last_step = update->ntimestep;
+  block_factor = insertion_block((uint64_t) update->ntimestep);
+  const double volume = domain->xprd * domain->yprd * domain->zprd;
+  blocks.add_block(volume * block_factor, volume);
+}
+
+double ComputeWidom::compute_scalar()
+{
+  invoked_scalar = update->ntimestep;
+  invoke();
+  scalar = gpumc::widom_mu_ex(kT, blocks.ratio());
+  return scalar;
+}
+
+void ComputeWidom::compute_vector()
+{
+  invoked_vector = update->ntimestep;
+  invoke();
+  const double mean = blocks.ratio();
+  vector[0] = gpumc::widom_mu_ex(kT, block_factor);
+  vector[1] = gpumc::widom_mu_ex(kT, mean);
+  vector[2] = gpumc::widom_mu_ex_error(kT, mean, blocks.standard_error());
+  vector[3] = mean;
+  vector[4] = (double) ninsert * (double) blocks.nblocks;
+  vector[5] = (double) blocks.nblocks;
+}

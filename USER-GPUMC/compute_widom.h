@@ -1,0 +1,52 @@
+/* -*- c++ -*- ----------------------------------------------------------
+   GPUMC: compute widom: Widom test-particle insertion, excess chemical potential of one atom
+   type, mu_ex = -kT ln( <V exp(-dU/kT)> / <V> ) (in NVT simply -kT ln <exp(-dU/kT)>).
+------------------------------------------------------------------------- */
+
+#ifdef COMPUTE_CLASS
+// clang-format off
+ComputeStyle(widom,ComputeWidom);
+// clang-format on
+#else
+
+#ifndef LMP_COMPUTE_WIDOM_H
+#define LMP_COMPUTE_WIDOM_H
+
+#include "compute.h"
+
+#include "gpumc_estimators.h"
+#include "gpumc_host_engine.h"
+
+#include <cstdint>
+#include <memory>
+
+namespace LAMMPS_NS {
+
+class ComputeWidom : public Compute {
+ public:
+  ComputeWidom(class LAMMPS *, int, char **);
+  ~ComputeWidom() override;
+  void init() override;
+  double compute_scalar() override;
+  void compute_vector() override;
+
+ protected:
+  int itype;
+  bigint ninsert;          // insertions per invocation
+  double temperature, kT, beta;
+  int seed;
+  std::unique_ptr<gpumc::PairTable> table;
+
+  gpumc::RatioAverage blocks;    // one block per invocation: (V <w>, V)
+  double block_factor;           // mean Boltzmann factor <w> of the latest invocation
+  bigint last_step;              // timestep of the latest invocation
+
+  void invoke();
+  // mean Boltzmann factor of ninsert insertions in the current configuration; backends override
+  virtual double insertion_block(uint64_t block);
+};
+
+}    // namespace LAMMPS_NS
+
+#endif
+#endif

@@ -1,0 +1,375 @@
+/* ----------------------------------------------------------------------
+   GPUMC: fix gpumc/nvt and fix gpumc/npt (host versions).
+   Physics (potentials, proposals, acceptance rules, random numbers) lives in the shared
+   gpumc_*.h files and is used unchanged by the Kokkos styles; this file is the LAMMPS side:
+   arguments, invocation, bookkeeping, thermo output and restart.
+------------------------------------------------------------------------- */
+
+#include "fix_gpumc_nvt.h"
+
+#include "gpumc_lammps.h"
+#include "gpumc_moves.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "domain.h"
+#include "error.h"
+#include "force.h"
+#include "group.h"
+#include "update.h"
+#include "utils.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+using namespace LAMMPS_NS;
+using namespace FixConst;
+
+static constexpr bigint TUNE_FIRST_RUN = -1;    // tune until the end of the next run
+static constexpr bigint TUNE_ALWAYS = MAXBIGINT;
+static constexpr int RESTART_VERSION = 2;
+static constexpr int NVECTOR = 14;
+// global vector entries that scale with the number of atoms (energies)
+static constexpr int EXTENSIVE[NVECTOR] = {0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0};
+
+FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg) : FixGpumcNVT(lmp, narg, arg, false) {}
+
+FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg, bool with_volume_moves) :
+    Fix(lmp, narg, arg), npt(with_volume_moves), nsweeps(0), temperature(0.0), pressure(0.0), seed(0),
+    target(0.5), vtarget(0.5), tune_until(TUNE_FIRST_RUN), check_every(0),
+    volume_scheme(gpumc::VOLUME_LOGV), vmoves(1), dmax(-1.0), vstep(-1.0), energy(0.0), last_drift(0.0),
+    max_drift(0.0), last_ratio(0.0), last_vratio(0.0), trans_trials(0), trans_accepted(0), vol_trials(0),
+    vol_accepted(0), total_sweeps(0), fingerprint(0), beta(0.0), pressure_energy(0.0)
+{
+  parse(narg, arg);
+
+  scalar_flag = 1;
+  extscalar = 1;
+  vector_flag = 1;
+  size_vector = NVECTOR;
+  extvector = -1;
+  extlist = new int[NVECTOR];
+  std::copy(EXTENSIVE, EXTENSIVE + NVECTOR, extlist);
+  global_freq = 1;
+  restart_global = 1;
+  force_reneighbor = 1;
+  next_reneighbor = -1;
+  if (npt) {
+    box_change |= BOX_CHANGE_SIZE;
+    no_change_box = 1;
+  }
+}
+
+FixGpumcNVT::~FixGpumcNVT()
+{
+  delete[] extlist;
+}
+
+std::string FixGpumcNVT::style_name() const
+{
+  return std::string("fix ") + style;
+}
+
+bigint FixGpumcNVT::parse_tune(const char *value) const
+{
+  if (strcmp(value, "yes") == 0) return TUNE_FIRST_RUN;
+  if (strcmp(value, "no") == 0) return 0;
+  if (strcmp(value, "always") == 0) return TUNE_ALWAYS;
+  const bigint step = utils::bnumeric(FLERR, value, false, lmp);
+  if (step < 0) error->all(FLERR, "{}: tune takes yes, no, always or a timestep >= 0, not {}", style_name(), value);
+  return step;
+}
+
+void FixGpumcNVT::parse(int narg, char **arg)
+{
+  const std::string who = style_name();
+  const int nfixed = npt ? 7 : 6;
+  if (narg < nfixed) utils::missing_cmd_args(FLERR, who, error);
+
+  nsweeps = utils::bnumeric(FLERR, arg[3], false, lmp);
+  temperature = utils::numeric(FLERR, arg[4], false, lmp);
+  if (npt) pressure = utils::numeric(FLERR, arg[5], false, lmp);
+  seed = utils::inumeric(FLERR, arg[nfixed - 1], false, lmp);
+  if (nsweeps <= 0) error->all(FLERR, "{}: number of sweeps must be > 0", who);
+  if (temperature <= 0.0) error->all(FLERR, "{}: temperature must be > 0", who);
+  if (!std::isfinite(pressure)) error->all(FLERR, "{}: pressure must be finite", who);
+  if (seed <= 0) error->all(FLERR, "{}: seed must be a positive integer", who);
+
+  nevery = 1;
+  int iarg = nfixed;
+  while (iarg < narg) {
+    const std::string kw = arg[iarg];
+    if (iarg + 2 > narg) utils::missing_cmd_args(FLERR, who + " " + kw, error);
+    const char *val = arg[iarg + 1];
+    if (kw == "every") {
+      nevery = utils::inumeric(FLERR, val, false, lmp);
+      if (nevery <= 0) error->all(FLERR, "{}: every must be > 0", who);
+    } else if (kw == "displace") {
+      dmax = utils::numeric(FLERR, val, false, lmp);
+      if (dmax <= 0.0) error->all(FLERR, "{}: displace must be > 0", who);
+    } else if (kw == "target") {
+      target = utils::numeric(FLERR, val, false, lmp);
+      if (target <= 0.0 || target >= 1.0) error->all(FLERR, "{}: target must be between 0 and 1", who);
+    } else if (kw == "tune") {
+      tune_until = parse_tune(val);
+    } else if (kw == "check") {
+      check_every = utils::bnumeric(FLERR, val, false, lmp);
+      if (check_every <= 0) error->all(FLERR, "{}: check must be > 0", who);
+    } else if (npt && kw == "volume") {
+      if (strcmp(val, "logv") == 0)
+        volume_scheme = gpumc::VOLUME_LOGV;
+      else if (strcmp(val, "sides") == 0)
+        volume_scheme = gpumc::VOLUME_SIDES;
+      else
+        error->all(FLERR, "{}: volume takes logv or sides, not {}", who, val);
+    } else if (npt && kw == "vstep") {
+      vstep = utils::numeric(FLERR, val, false, lmp);
+      if (vstep <= 0.0) error->all(FLERR, "{}: vstep must be > 0", who);
+    } else if (npt && kw == "vtarget") {
+      vtarget = utils::numeric(FLERR, val, false, lmp);
+      if (vtarget <= 0.0 || vtarget >= 1.0) error->all(FLERR, "{}: vtarget must be between 0 and 1", who);
+    } else if (npt && kw == "vmoves") {
+      vmoves = utils::inumeric(FLERR, val, false, lmp);
+      if (vmoves <= 0) error->all(FLERR, "{}: vmoves must be > 0", who);
+    } else {
+      error->all(FLERR, "{}: unknown keyword {}", who, kw);
+    }
+    iarg += 2;
+  }
+  if (check_every == 0) check_every = nsweeps;
+}
+
+int FixGpumcNVT::setmask()
+{
+  return PRE_EXCHANGE;
+}
+
+int FixGpumcNVT::modify_param(int narg, char **arg)
+{
+  if (strcmp(arg[0], "tune") == 0) {
+    if (narg < 2) utils::missing_cmd_args(FLERR, "fix_modify tune", error);
+    tune_until = parse_tune(arg[1]);
+    return 2;
+  }
+  return 0;
+}
+
+void FixGpumcNVT::init()
+{
+  const std::string who = style_name();
+  GPUMC::check_system(lmp, who);
+  table = std::make_unique<gpumc::PairTable>(GPUMC::pair_table(lmp, who));
+  const gpumc::Box box = GPUMC::box(lmp);
+  for (int d = 0; d < 3; d++)
+    if (box.len[d] < 2.0 * table->cut_max)
+      error->all(FLERR, "{}: box side {} is shorter than twice the largest pair cutoff {}", who, box.len[d],
+                 table->cut_max);
+  if (group->count(igroup) == 0) error->all(FLERR, "{}: group {} has no atoms", who, group->names[igroup]);
+
+  beta = 1.0 / (force->boltz * temperature);
+  pressure_energy = pressure / force->nktv2p;
+  if (dmax < 0.0) dmax = default_displacement();
+  dmax = std::min(dmax, max_displacement_cap());
+  if (npt && vstep < 0.0)
+    vstep = volume_scheme == gpumc::VOLUME_LOGV ? 0.01 : 0.01 * std::min({box.len[0], box.len[1], box.len[2]});
+}
+
+void FixGpumcNVT::setup(int /*vflag*/)
+{
+  if (tune_until == TUNE_FIRST_RUN) tune_until = update->endstep;
+  // invocations fall on multiples of `every`, whatever the run boundaries
+  next_reneighbor = (update->ntimestep / nevery + 1) * nevery;
+  const auto conf = GPUMC::gather(lmp);
+  gpumc::HostSystem sys(*table);
+  sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));
+  synchronise_energy(conf, sys);
+}
+
+// The running energy carries over from the previous invocation, run or restart file if nothing
+// changed the configuration or the interactions since (another fix, displace_atoms, pair_coeff
+// ...); otherwise a full recomputation, canonically ordered, starts it afresh. Either way a
+// chain split by run boundaries or restarts sums exactly like an unbroken one.
+void FixGpumcNVT::synchronise_energy(const GPUMC::Configuration &conf, gpumc::HostSystem &sys)
+{
+  const uint64_t now = GPUMC::fingerprint(lmp, conf.x, conf.type, *table);
+  if (now != fingerprint) {
+    energy = sys.total_energy();    // cells freshly built in atom order: canonical
+    fingerprint = now;
+  }
+}
+
+// a guess that tuning corrects: a tenth of the mean interatomic spacing
+double FixGpumcNVT::default_displacement() const
+{
+  const gpumc::Box box = GPUMC::box(lmp);
+  const double natoms = std::max(1.0, (double) atom->natoms);
+  return 0.1 * std::cbrt(box.volume() / natoms);
+}
+
+// a quarter of the shortest box side: a trial never crosses more than one periodic image
+double FixGpumcNVT::max_displacement_cap() const
+{
+  const gpumc::Box box = GPUMC::box(lmp);
+  return 0.25 * std::min({box.len[0], box.len[1], box.len[2]});
+}
+
+bool FixGpumcNVT::tuning_active() const
+{
+  return update->ntimestep < tune_until;
+}
+
+void FixGpumcNVT::pre_exchange()
+{
+  if (next_reneighbor != update->ntimestep) return;
+  run_invocation();
+  next_reneighbor = update->ntimestep + nevery;
+}
+
+void FixGpumcNVT::run_invocation()
+{
+  const auto conf = GPUMC::gather(lmp);
+  gpumc::HostSystem sys(*table);
+  sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));
+  const std::vector<int> mobile = GPUMC::group_members(lmp, conf, groupbit);
+  synchronise_energy(conf, sys);
+
+  const gpumc::CounterRNG trans_rng(seed, gpumc::RNG_TRANSLATION);
+  const gpumc::CounterRNG vol_rng(seed, gpumc::RNG_VOLUME);
+  gpumc::VolumeMoveParams vp;
+  vp.scheme = volume_scheme;
+  vp.step = vstep;
+  vp.beta = beta;
+  vp.pressure_energy = pressure_energy;
+
+  uint64_t trials = 0, accepted = 0, vtrials = 0, vaccepted = 0;
+  bool box_changed = false;
+  for (bigint s = 0; s < nsweeps; s++) {
+    const auto counts = gpumc::translation_moves(sys, mobile, beta, dmax, trans_rng, trans_trials + trials,
+                                                 mobile.size(), energy);
+    trials += counts.trials;
+    accepted += counts.accepted;
+    if (npt)
+      for (int v = 0; v < vmoves; v++) {
+        if (gpumc::volume_move(sys, vp, vol_rng, vol_trials + vtrials, energy)) {
+          vaccepted++;
+          box_changed = true;
+        }
+        vtrials++;
+      }
+    total_sweeps++;
+    if (check_due()) record_check(sys.canonical_total_energy());
+  }
+  GPUMC::scatter(lmp, conf, sys, box_changed);
+  fingerprint = GPUMC::fingerprint(lmp, sys.positions(), conf.type, *table);
+  finish_invocation(trials, accepted, vtrials, vaccepted);
+}
+
+void FixGpumcNVT::record_check(double full_energy)
+{
+  last_drift = energy - full_energy;
+  max_drift = std::max(max_drift, std::fabs(last_drift));
+  energy = full_energy;
+}
+
+void FixGpumcNVT::finish_invocation(uint64_t trials, uint64_t accepted, uint64_t vtrials, uint64_t vaccepted)
+{
+  trans_trials += trials;
+  trans_accepted += accepted;
+  vol_trials += vtrials;
+  vol_accepted += vaccepted;
+  last_ratio = trials ? (double) accepted / (double) trials : 0.0;
+  last_vratio = vtrials ? (double) vaccepted / (double) vtrials : 0.0;
+
+  if (tuning_active()) {
+    dmax = gpumc::tuned_step(dmax, last_ratio, target, max_displacement_cap());
+    if (npt && vtrials) {
+      const double cap = volume_scheme == gpumc::VOLUME_LOGV ? 0.5 : max_displacement_cap();
+      vstep = gpumc::tuned_step(vstep, last_vratio, vtarget, cap);
+    }
+  }
+}
+
+void FixGpumcNVT::post_run()
+{
+  const double ratio = trans_trials ? (double) trans_accepted / (double) trans_trials : 0.0;
+  std::string msg = fmt::format("{} {}: {} translation trials, acceptance {:.4f}, displacement {:.6g}, "
+                                "max |energy drift| {:.6g}\n",
+                                style_name(), id, trans_trials, ratio, dmax, max_drift);
+  if (npt) {
+    const double vratio = vol_trials ? (double) vol_accepted / (double) vol_trials : 0.0;
+    msg += fmt::format("{} {}: {} volume trials, acceptance {:.4f}, step {:.6g}\n", style_name(), id,
+                       vol_trials, vratio, vstep);
+  }
+  if (comm->me == 0) utils::logmesg(lmp, msg);
+}
+
+double FixGpumcNVT::compute_scalar()
+{
+  return energy;
+}
+
+double FixGpumcNVT::compute_vector(int n)
+{
+  switch (n) {
+    case 0: return (double) trans_trials;
+    case 1: return (double) trans_accepted;
+    case 2: return last_ratio;
+    case 3: return trans_trials ? (double) trans_accepted / (double) trans_trials : 0.0;
+    case 4: return dmax;
+    case 5: return energy;
+    case 6: return last_drift;
+    case 7: return max_drift;
+    case 8: return (double) vol_trials;
+    case 9: return (double) vol_accepted;
+    case 10: return last_vratio;
+    case 11: return vol_trials ? (double) vol_accepted / (double) vol_trials : 0.0;
+    case 12: return npt ? vstep : 0.0;
+    case 13: return domain->xprd * domain->yprd * domain->zprd;
+    default: return 0.0;
+  }
+}
+
+/* ----------------------------------------------------------------------
+   restart: the whole chain state, so that a restarted run continues the identical chain
+------------------------------------------------------------------------- */
+
+void FixGpumcNVT::write_restart(FILE *fp)
+{
+  // counters are below 2^53 and so exact as doubles
+  const double list[] = {(double) RESTART_VERSION, (double) seed, dmax, vstep, energy, last_drift, max_drift,
+                         last_ratio, last_vratio, (double) trans_trials, (double) trans_accepted,
+                         (double) vol_trials, (double) vol_accepted, (double) total_sweeps,
+                         tune_until == TUNE_ALWAYS ? -2.0 : (double) tune_until,
+                         (double) (fingerprint >> 32), (double) (fingerprint & 0xffffffffULL)};
+  const int n = sizeof(list) / sizeof(list[0]);
+  if (comm->me == 0) {
+    const int size = n * sizeof(double);
+    fwrite(&size, sizeof(int), 1, fp);
+    fwrite(list, sizeof(double), n, fp);
+  }
+}
+
+void FixGpumcNVT::restart(char *buf)
+{
+  auto *list = (double *) buf;
+  if ((int) list[0] != RESTART_VERSION)
+    error->all(FLERR, "{}: the restart file holds GPUMC state of another version ({})", style_name(), (int) list[0]);
+  if ((int) list[1] != seed && comm->me == 0)
+    error->warning(FLERR, "{}: seed {} differs from the restart file's {}; the chain will not continue identically",
+                   style_name(), seed, (int) list[1]);
+  dmax = list[2];
+  vstep = list[3];
+  energy = list[4];
+  last_drift = list[5];
+  max_drift = list[6];
+  last_ratio = list[7];
+  last_vratio = list[8];
+  trans_trials = (uint64_t) list[9];
+  trans_accepted = (uint64_t) list[10];
+  vol_trials = (uint64_t) list[11];
+  vol_accepted = (uint64_t) list[12];
+  total_sweeps = (bigint) list[13];
+  tune_until = list[14] == -2.0 ? TUNE_ALWAYS : (bigint) list[14];
+  fingerprint = ((uint64_t) list[15] << 32) | (uint64_t) list[16];
+}

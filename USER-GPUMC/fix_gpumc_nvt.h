@@ -1,0 +1,92 @@
+/* -*- c++ -*- ----------------------------------------------------------
+   GPUMC: Metropolis Monte Carlo in LAMMPS.
+   fix gpumc/nvt: single-particle translations at constant N, V, T.
+   The same class carries the volume moves of fix gpumc/npt, switched on by that style.
+------------------------------------------------------------------------- */
+
+#ifdef FIX_CLASS
+// clang-format off
+FixStyle(gpumc/nvt,FixGpumcNVT);
+// clang-format on
+#else
+
+#ifndef LMP_FIX_GPUMC_NVT_H
+#define LMP_FIX_GPUMC_NVT_H
+
+#include "fix.h"
+
+#include "gpumc_host_engine.h"
+#include "gpumc_lammps.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+namespace LAMMPS_NS {
+
+class FixGpumcNVT : public Fix {
+ public:
+  FixGpumcNVT(class LAMMPS *, int, char **);
+  ~FixGpumcNVT() override;
+  int setmask() override;
+  void init() override;
+  void setup(int) override;
+  void pre_exchange() override;
+  void post_run() override;
+  double compute_scalar() override;
+  double compute_vector(int) override;
+  void write_restart(FILE *) override;
+  void restart(char *) override;
+  int modify_param(int, char **) override;
+
+ protected:
+  FixGpumcNVT(class LAMMPS *, int, char **, bool with_volume_moves);
+
+  // settings
+  bool npt;                // volume moves on (gpumc/npt)
+  bigint nsweeps;          // sweeps per invocation; a sweep = one trial per atom of the group
+  double temperature;      // T (temperature units)
+  double pressure;         // P (pressure units), npt only
+  int seed;
+  double target, vtarget;  // target acceptance ratios while tuning
+  bigint tune_until;       // step sizes adapt while ntimestep < tune_until
+  bigint check_every;      // full energy recomputation every this many sweeps
+  int volume_scheme;       // gpumc::VolumeScheme
+  int vmoves;              // volume trials per sweep
+
+  // chain state (all of it in the restart file)
+  double dmax;             // max displacement per coordinate
+  double vstep;            // max volume step (of ln V, or of a side for the sides scheme)
+  double energy;           // running energy: pair + tail, updated by accepted moves
+  double last_drift, max_drift;    // running minus recomputed energy at the checks
+  double last_ratio, last_vratio;  // acceptance ratios of the latest invocation
+  uint64_t trans_trials, trans_accepted, vol_trials, vol_accepted;
+  bigint total_sweeps;
+  uint64_t fingerprint;     // of the configuration the running energy belongs to (0: none)
+
+  std::unique_ptr<gpumc::PairTable> table;
+  double beta;             // 1/kT
+  double pressure_energy;  // P in energy/volume units
+
+  // One invocation: nsweeps sweeps on the current configuration. Backends override this.
+  virtual void run_invocation();
+  // Bookkeeping shared by the backends after an invocation.
+  void finish_invocation(uint64_t trials, uint64_t accepted, uint64_t vtrials, uint64_t vaccepted);
+  // Record a full recomputation of the energy: drift, then resynchronise.
+  void record_check(double full_energy);
+  void synchronise_energy(const GPUMC::Configuration &conf, gpumc::HostSystem &sys);
+  bool check_due() const { return total_sweeps % check_every == 0; }
+  bool tuning_active() const;
+  double max_displacement_cap() const;
+  double default_displacement() const;
+  std::string style_name() const;
+
+ private:
+  void parse(int narg, char **arg);
+  bigint parse_tune(const char *value) const;
+};
+
+}    // namespace LAMMPS_NS
+
+#endif
+#endif
