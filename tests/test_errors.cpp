@@ -1,0 +1,105 @@
+// Every wrong or unsupported input stops with its own clear message (never a crash, a hang or
+// silently wrong physics).
+
+#include "lammps_session.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+
+namespace {
+
+const char *LJ = "units lj\natom_style atomic\nregion box block 0 8 0 8 0 8\ncreate_box 2 box\n"
+                 "create_atoms 1 random 50 3 NULL\ncreate_atoms 2 random 50 4 NULL\nmass * 1.0\n"
+                 "pair_style lj/cut 2.5\npair_coeff * * 1.0 1.0\n";
+
+struct BadInput {
+  const char *name;
+  std::string setup;       // runs without error
+  std::string commands;    // must fail
+  std::string message;     // substring of the error message
+};
+
+std::vector<BadInput> bad_inputs()
+{
+  const std::string lj = LJ;
+  return {
+      // fix gpumc/nvt and gpumc/npt arguments
+      {"nvt_missing_args", lj, "fix mc all gpumc/nvt 1 1.0", "Illegal fix gpumc/nvt command: missing argument"},
+      {"npt_missing_args", lj, "fix mc all gpumc/npt 1 1.0 2.0", "Illegal fix gpumc/npt command: missing argument"},
+      {"sweeps", lj, "fix mc all gpumc/nvt 0 1.0 5", "number of sweeps must be > 0"},
+      {"temperature", lj, "fix mc all gpumc/nvt 1 -1.0 5", "temperature must be > 0"},
+      {"seed", lj, "fix mc all gpumc/nvt 1 1.0 0", "seed must be a positive integer"},
+      {"seed_not_number", lj, "fix mc all gpumc/nvt 1 1.0 abc", "Expected integer parameter instead of 'abc'"},
+      {"unknown_keyword", lj, "fix mc all gpumc/nvt 1 1.0 5 bogus 1", "unknown keyword bogus"},
+      {"keyword_without_value", lj, "fix mc all gpumc/nvt 1 1.0 5 every", "missing argument"},
+      {"every", lj, "fix mc all gpumc/nvt 1 1.0 5 every 0", "every must be > 0"},
+      {"displace", lj, "fix mc all gpumc/nvt 1 1.0 5 displace -0.1", "displace must be > 0"},
+      {"target", lj, "fix mc all gpumc/nvt 1 1.0 5 target 1.0", "target must be between 0 and 1"},
+      {"tune", lj, "fix mc all gpumc/nvt 1 1.0 5 tune -3", "tune takes yes, no, always or a timestep"},
+      {"check", lj, "fix mc all gpumc/nvt 1 1.0 5 check 0", "check must be > 0"},
+      {"volume_keyword_in_nvt", lj, "fix mc all gpumc/nvt 1 1.0 5 volume logv", "unknown keyword volume"},
+      {"volume_scheme", lj, "fix mc all gpumc/npt 1 1.0 1.0 5 volume cube", "volume takes logv or sides, not cube"},
+      {"vstep", lj, "fix mc all gpumc/npt 1 1.0 1.0 5 vstep 0", "vstep must be > 0"},
+      {"vtarget", lj, "fix mc all gpumc/npt 1 1.0 1.0 5 vtarget 0", "vtarget must be between 0 and 1"},
+      {"vmoves", lj, "fix mc all gpumc/npt 1 1.0 1.0 5 vmoves 0", "vmoves must be > 0"},
+      {"fix_modify_tune", lj + "fix mc all gpumc/nvt 1 1.0 5\n", "fix_modify mc tune maybe", "Expected integer"},
+      // unsupported setups, found at init
+      {"pair_style_coulomb", "units lj\natom_style charge\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
+                             "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut/coul/cut 2.5\n"
+                             "pair_coeff * * 1.0 1.0\nset type 1 charge 0.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "supports pair styles morse and lj/cut"},
+      {"pair_style_hybrid", lj + "pair_style hybrid lj/cut 2.5 morse 2.5\npair_coeff * * lj/cut 1.0 1.0\n"
+                                 "pair_coeff 1 2 morse 1.0 1.0 1.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "not hybrid"},
+      {"no_pair_style", "units lj\natom_style atomic\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
+                        "create_atoms 1 random 50 3 NULL\nmass 1 1.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "requires pair style morse or lj/cut"},
+      {"molecular", "units lj\natom_style bond\nregion box block 0 8 0 8 0 8\ncreate_box 1 box bond/types 1 "
+                    "extra/bond/per/atom 1\ncreate_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut 2.5\n"
+                    "pair_coeff * * 1.0 1.0\nbond_style zero\nbond_coeff 1\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "requires an atomic system"},
+      {"triclinic", "units lj\natom_style atomic\nregion box prism 0 8 0 8 0 8 0.5 0 0\ncreate_box 1 box\n"
+                    "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut 2.5\npair_coeff * * 1.0 1.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "does not support triclinic boxes"},
+      {"non_periodic", "units lj\natom_style atomic\nboundary p p f\nregion box block 0 8 0 8 0 8\n"
+                       "create_box 1 box\ncreate_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut 2.5\n"
+                       "pair_coeff * * 1.0 1.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "requires a box periodic in x, y and z"},
+      {"box_too_small", "units lj\natom_style atomic\nregion box block 0 4.5 0 8 0 8\ncreate_box 1 box\n"
+                        "create_atoms 1 random 20 3 NULL\nmass 1 1.0\npair_style lj/cut 2.5\npair_coeff * * 1.0 1.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "is shorter than twice the largest pair cutoff 2.5"},
+      {"empty_group", lj + "group none empty\n", "fix mc none gpumc/nvt 1 1.0 5\nrun 0", "group none has no atoms"},
+      {"neigh_exclude", lj + "neigh_modify exclude type 1 2\n", "fix mc all gpumc/nvt 1 1.0 5\nrun 0",
+       "does not support neigh_modify exclude"},
+      {"two_barostats", lj, "fix mc all gpumc/npt 1 1.0 1.0 5\nfix box all press/berendsen iso 1.0 1.0 1.0\nrun 0",
+       "Must not have multiple fixes change box parameter x"},    // LAMMPS's own check
+      // compute widom arguments
+      {"widom_missing", lj, "compute w all widom 1 100 1.0", "Illegal compute widom command: missing argument"},
+      {"widom_type", lj, "compute w all widom 3 100 1.0 5", "atom type 3 out of range"},
+      {"widom_ninsert", lj, "compute w all widom 1 0 1.0 5", "number of insertions must be > 0"},
+      {"widom_temperature", lj, "compute w all widom 1 100 0.0 5", "temperature must be > 0"},
+      {"widom_seed", lj, "compute w all widom 1 100 1.0 -2", "seed must be a positive integer"},
+      {"widom_keyword", lj, "compute w all widom 1 100 1.0 5 extra 1", "unknown keyword extra"},
+      {"widom_group", lj + "group one type 1\n", "compute w one widom 1 100 1.0 5", "requires group all"},
+      {"widom_pair_style", "units lj\natom_style atomic\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
+                           "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style soft 2.5\npair_coeff * * 1.0\n",
+       "compute w all widom 1 100 1.0 5\nthermo_style custom step c_w\nrun 0", "not soft"},
+  };
+}
+
+class Errors : public ::testing::TestWithParam<BadInput> {};
+
+}    // namespace
+
+TEST_P(Errors, StopWithAClearMessage)
+{
+  const BadInput &b = GetParam();
+  LammpsSession s;
+  s.cmd(b.setup);
+  const std::string err = s.error_of(b.commands);
+  EXPECT_NE(err.find(b.message), std::string::npos) << "got: '" << err << "'";
+}
+
+INSTANTIATE_TEST_SUITE_P(BadInputs, Errors, ::testing::ValuesIn(bad_inputs()),
+                         [](const ::testing::TestParamInfo<BadInput> &info) { return std::string(info.param.name); });

@@ -1,0 +1,124 @@
+// GPUMC energies against LAMMPS's own `compute pe` (the thermo keyword pe): random
+// multi-type configurations, morse and lj/cut, per-pair cutoffs, mixing, shift and tail.
+
+#include "gpumc_lammps.h"
+#include "lammps_session.h"
+
+#include "fmt/format.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+namespace {
+
+struct Case {
+  const char *name;
+  const char *pair;    // pair_style, pair_coeff and pair_modify lines
+  const char *units;
+  double box;          // cubic box side
+  double overlap;      // closest approach of the random atoms
+};
+
+const Case CASES[] = {
+    {"lj_plain", "pair_style lj/cut 2.5\n"
+                 "pair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.7 1.2 2.2\npair_coeff 3 3 0.4 0.9 1.8\n"
+                 "pair_coeff 1 2 0.5 1.1 2.4\npair_coeff 2 3 0.3 1.0 1.5\n",
+     "lj", 9.0, 0.85},
+    {"lj_shift", "pair_style lj/cut 2.5\n"
+                 "pair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.7 1.2 2.2\npair_coeff 3 3 0.4 0.9 1.8\n"
+                 "pair_coeff 1 2 0.5 1.1 2.4\npair_modify shift yes\n",
+     "lj", 9.0, 0.85},
+    {"lj_tail_arithmetic", "pair_style lj/cut 3.0\n"
+                           "pair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.7 1.2 2.2\npair_coeff 3 3 0.4 0.9\n"
+                           "pair_modify tail yes mix arithmetic\n",
+     "lj", 9.5, 0.85},
+    {"morse_plain", "pair_style morse 9.0\n"
+                    "pair_coeff 1 1 0.023272 1.3731 3.791\npair_coeff 1 2 1.99597 2.6518 1.628\n"
+                    "pair_coeff 2 2 0.007695 2.0446 3.7598\npair_coeff 3 3 0.05 1.5 3.0 6.0\n"
+                    "pair_coeff 1 3 0.5 2.0 2.0 7.5\npair_coeff 2 3 0.2 1.8 2.5\n",
+     "metal", 21.0, 1.4},
+    {"morse_shift", "pair_style morse 9.0\n"
+                    "pair_coeff 1 1 0.023272 1.3731 3.791\npair_coeff 1 2 1.99597 2.6518 1.628\n"
+                    "pair_coeff 2 2 0.007695 2.0446 3.7598\npair_coeff 3 3 0.05 1.5 3.0 6.0\n"
+                    "pair_coeff 1 3 0.5 2.0 2.0 7.5\npair_coeff 2 3 0.2 1.8 2.5\npair_modify shift yes\n",
+     "metal", 21.0, 1.4},
+};
+
+std::string setup_lines(const Case &c, int natoms_per_type, int seed)
+{
+  return fmt::format("units {}\natom_style atomic\nregion box block 0 {} 0 {} 0 {}\ncreate_box 3 box\n"
+                     "create_atoms 1 random {} {} NULL overlap {} maxtry 200\n"
+                     "create_atoms 2 random {} {} NULL overlap {} maxtry 200\n"
+                     "create_atoms 3 random {} {} NULL overlap {} maxtry 200\n"
+                     "set group all type/ratio 3 0.3 {}\nset type 1 type/ratio 2 0.4 {}\n"    // types not in ID order
+                     "mass * 1.0\n{}thermo_modify norm no\n",
+                     c.units, c.box, 1.1 * c.box, 0.9 * c.box, natoms_per_type, seed, c.overlap, natoms_per_type,
+                     seed + 1, c.overlap, natoms_per_type, seed + 2, c.overlap, seed + 3, seed + 4, c.pair);
+}
+
+class EnergyVsComputePe : public ::testing::TestWithParam<Case> {};
+
+}    // namespace
+
+TEST_P(EnergyVsComputePe, SetupAndAfterMoves)
+{
+  const Case &c = GetParam();
+  for (int seed : {101, 202}) {
+    LammpsSession s;
+    s.cmd(setup_lines(c, 70, seed));
+    s.cmd("fix mc all gpumc/nvt 2 " + std::string(c.units[0] == 'l' ? "1.5" : "4000.0") + " 4711\nrun 0");
+    const double pe = s.thermo("pe");
+    EXPECT_NEAR(s.fix_scalar("mc"), pe, 1e-10 * std::fabs(pe)) << c.name;
+    // after Monte Carlo sweeps the running energy still equals LAMMPS's
+    s.cmd("thermo 5\nrun 10");
+    const double pe2 = s.thermo("pe");
+    EXPECT_NE(pe2, pe);
+    EXPECT_NEAR(s.fix_scalar("mc"), pe2, 1e-10 * std::fabs(pe2)) << c.name;
+    EXPECT_GT(s.fix_vector("mc", 1), 0.0);    // some moves accepted
+  }
+}
+
+TEST_P(EnergyVsComputePe, MoveEnergyIsTheDifferenceOfFullEnergies)
+{
+  const Case &c = GetParam();
+  LammpsSession s;
+  s.cmd(setup_lines(c, 70, 303));
+  s.cmd("run 0");
+  LAMMPS_NS::LAMMPS *lmp = s.lmp();
+  gpumc::HostSystem sys(LAMMPS_NS::GPUMC::pair_table(lmp, "test"));
+  const auto conf = LAMMPS_NS::GPUMC::gather(lmp);
+  sys.set_configuration(conf.x, conf.type, LAMMPS_NS::GPUMC::box(lmp));
+  const double pe0 = s.thermo("pe");
+  const double scale = 0.1 * c.box;
+  for (int k = 0; k < 5; k++) {
+    const int id = 1 + 37 * k;    // atoms are stored in ID order: index id-1
+    double p[3];
+    sys.position(id - 1, p);
+    const double target[3] = {p[0] + scale * 0.31 * (k + 1), p[1] - scale * 0.17, p[2] + scale * 0.05 * k};
+    double wrapped[3] = {target[0], target[1], target[2]};
+    int shift[3] = {0, 0, 0};
+    sys.wrap(wrapped, shift);
+    const double dE = sys.move_energy_change(id - 1, wrapped);
+    s.cmd(fmt::format("set atom {} x {:.17g} y {:.17g} z {:.17g}\nrun 0", id, target[0], target[1], target[2]));
+    const double pe1 = s.thermo("pe");
+    EXPECT_NEAR(dE, pe1 - pe0, 1e-10 * (std::fabs(pe0) + std::fabs(pe1))) << c.name << " atom " << id;
+    s.cmd(fmt::format("set atom {} x {:.17g} y {:.17g} z {:.17g}\nrun 0", id, p[0], p[1], p[2]));
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(PairStyles, EnergyVsComputePe, ::testing::ValuesIn(CASES),
+                         [](const ::testing::TestParamInfo<Case> &info) { return std::string(info.param.name); });
+
+TEST(EnergyVsComputePe, NpteEnergyWithTailFollowsTheVolume)
+{
+  // volume moves change the tail correction; the running energy must follow LAMMPS's pe
+  LammpsSession s;
+  s.cmd(setup_lines(CASES[2], 60, 17));
+  s.cmd("fix mc all gpumc/npt 2 1.5 0.5 99\nthermo 5\nrun 20");
+  const double pe = s.thermo("pe");
+  EXPECT_GT(s.fix_vector("mc", 9), 0.0);    // some volume moves accepted
+  EXPECT_NEAR(s.fix_scalar("mc"), pe, 1e-10 * std::fabs(pe));
+  EXPECT_NEAR(s.fix_vector("mc", 13), s.thermo("vol"), 1e-12 * s.thermo("vol"));
+}
