@@ -67,32 +67,41 @@ void HostSystem::cell_coords(const double pos[3], int c[3]) const
   }
 }
 
-void HostSystem::build_stencil()
+void HostSystem::build_windows()
 {
   for (int d = 0; d < 3; d++) {
     const int n = ncell_[d];
-    nb_index_[d].resize(3 * n);
-    nb_shift_[d].resize(3 * n);
-    for (int c = 0; c < n; c++)
-      for (int k = 0; k < 3; k++) {
-        int nc = c + k - 1;
-        double shift = 0.0;
-        if (nc < 0) {
-          nc += n;
-          shift = -box_.len[d];
-        } else if (nc >= n) {
-          nc -= n;
-          shift = box_.len[d];
-        }
-        nb_index_[d][3 * c + k] = nc;
-        nb_shift_[d][3 * c + k] = shift;
+    window_[d].resize(n);
+    for (int c = 0; c < n; c++) {
+      Window &w = window_[d][c];
+      for (int k = 0; k < WINDOW; k++) {
+        // coordinate c - REACH + k is cell `target - wrap n` in the image `wrap` boxes away
+        const int target = c - REACH + k;
+        const int wrap = target >= 0 ? target / n : -((-target + n - 1) / n);
+        w.cell[k] = target - wrap * n;
+        w.shift[k] = wrap * box_.len[d];
       }
+      for (int u = 0; u < 2; u++) {
+        int nr = 0;
+        for (int k = 0; k < 2 * REACH + 1 + u; k++) {
+          if (nr > 0) {
+            Run &last = w.runs[u][nr - 1];
+            if (w.shift[k] == last.shift && w.cell[k] == last.first + last.length) {
+              last.length++;
+              continue;
+            }
+          }
+          w.runs[u][nr++] = Run{w.cell[k], 1, w.shift[k]};
+        }
+        w.nruns[u] = nr;
+      }
+    }
   }
 }
 
 void HostSystem::choose_grid(const Box &box, int grid[3]) const
 {
-  const double width = table_->cut_max * (1.0 + CELL_MARGIN);
+  const double width = table_->cut_max * (1.0 + CELL_MARGIN) / REACH;
   for (int d = 0; d < 3; d++)
     grid[d] = width > 0.0 ? std::max(1, (int) std::min(box.len[d] / width, 1e6)) : 1;
   // sparse systems (a small cutoff in a large box) need no more cells than about 2 per atom
@@ -105,65 +114,81 @@ void HostSystem::choose_grid(const Box &box, int grid[3]) const
   }
 }
 
+// Counting sort of the atoms into cells, in atom order within each cell.
 void HostSystem::build_cells(const std::vector<double> &x)
 {
   const int n = natoms();
   choose_grid(box_, ncell_);
-  const long ncells = (long) ncell_[0] * ncell_[1] * ncell_[2];
+  const int ncells = ncell_[0] * ncell_[1] * ncell_[2];
   for (int d = 0; d < 3; d++) cell_inv_[d] = ncell_[d] / box_.len[d];
-  build_stencil();
+  build_windows();
 
   cell_of_.resize(n);
   slot_of_.resize(n);
-  count_.assign(ncells, 0);
+  start_.assign(ncells + 1, 0);
   for (int i = 0; i < n; i++) {
     int c[3];
     cell_coords(&x[3 * i], c);
     cell_of_[i] = cell_index(c);
-    slot_of_[i] = count_[cell_of_[i]]++;
+    start_[cell_of_[i] + 1]++;
   }
-  const int fullest = count_.empty() ? 0 : *std::max_element(count_.begin(), count_.end());
-  cap_ = fullest + 4;
-  slots_.assign((size_t) ncells * cap_, Slot{0.0, 0.0, 0.0, 0, -1});
-  for (int i = 0; i < n; i++)
-    slots_[(size_t) cell_of_[i] * cap_ + slot_of_[i]] = Slot{x[3 * i], x[3 * i + 1], x[3 * i + 2], type_[i], i};
+  for (int c = 0; c < ncells; c++) start_[c + 1] += start_[c];
+  std::vector<int> fill(start_.begin(), start_.end() - 1);
+  xs_.resize(n);
+  ys_.resize(n);
+  zs_.resize(n);
+  ts_.resize(n);
+  ids_.resize(n);
+  for (int i = 0; i < n; i++) {
+    const int k = fill[cell_of_[i]]++;
+    slot_of_[i] = k;
+    xs_[k] = x[3 * i];
+    ys_[k] = x[3 * i + 1];
+    zs_[k] = x[3 * i + 2];
+    ts_[k] = type_[i];
+    ids_[k] = i;
+  }
 }
 
-void HostSystem::grow_capacity()
+void HostSystem::swap_entries(int a, int b)
 {
-  const int new_cap = 2 * cap_;
-  const size_t ncells = count_.size();
-  std::vector<Slot> grown(ncells * new_cap, Slot{0.0, 0.0, 0.0, 0, -1});
-  for (size_t c = 0; c < ncells; c++)
-    std::copy(slots_.begin() + c * cap_, slots_.begin() + c * cap_ + count_[c], grown.begin() + c * new_cap);
-  slots_.swap(grown);
-  cap_ = new_cap;
+  if (a == b) return;
+  std::swap(xs_[a], xs_[b]);
+  std::swap(ys_[a], ys_[b]);
+  std::swap(zs_[a], zs_[b]);
+  std::swap(ts_[a], ts_[b]);
+  std::swap(ids_[a], ids_[b]);
+  slot_of_[ids_[a]] = a;
+  slot_of_[ids_[b]] = b;
 }
 
-// Take atom i out of its cell (the last atom of that cell fills the hole) and append it to
-// new_cell.
-void HostSystem::relocate(int i, int new_cell)
+// Move atom i's entry into cell `to`, shifting the boundaries of the cells in between by one
+// each (a swap per boundary), so that every cell stays contiguous.
+void HostSystem::relocate(int i, int to)
 {
-  const int old_cell = cell_of_[i];
-  Slot moving = slots_[(size_t) old_cell * cap_ + slot_of_[i]];
-  const int last = --count_[old_cell];
-  if (slot_of_[i] != last) {
-    Slot &hole = slots_[(size_t) old_cell * cap_ + slot_of_[i]];
-    hole = slots_[(size_t) old_cell * cap_ + last];
-    slot_of_[hole.id] = slot_of_[i];
+  const int from = cell_of_[i];
+  if (to > from) {
+    swap_entries(slot_of_[i], start_[from + 1] - 1);    // last of `from`
+    for (int c = from + 1; c <= to; c++) {
+      start_[c]--;                                                  // now the first of cell c
+      if (c < to) swap_entries(start_[c], start_[c + 1] - 1);    // on to the last of cell c
+    }
+  } else if (to < from) {
+    swap_entries(slot_of_[i], start_[from]);    // first of `from`
+    for (int c = from; c > to; c--) {
+      start_[c]++;                                                      // now the last of cell c-1
+      if (c - 1 > to) swap_entries(start_[c] - 1, start_[c - 1]);    // on to the first of c-1
+    }
   }
-  if (count_[new_cell] == cap_) grow_capacity();
-  cell_of_[i] = new_cell;
-  slot_of_[i] = count_[new_cell]++;
-  slots_[(size_t) new_cell * cap_ + slot_of_[i]] = moving;
+  cell_of_[i] = to;
 }
 
 void HostSystem::position(int i, double pos[3]) const
 {
-  const Slot &s = slots_[(size_t) cell_of_[i] * cap_ + slot_of_[i]];
-  pos[0] = s.x;
-  pos[1] = s.y;
-  pos[2] = s.z;
+  const int k = slot_of_[i];
+  pos[0] = xs_[k];
+  pos[1] = ys_[k];
+  pos[2] = zs_[k];
 }
 
 std::vector<double> HostSystem::positions() const
@@ -173,53 +198,75 @@ std::vector<double> HostSystem::positions() const
   return x;
 }
 
-// Energy of a particle of type itype at p (and, when TWO, at q in the same cell) with every
-// atom but `skip`.
+// Energy of a particle of type itype at p (and, when TWO, at q) with every atom but `skip`,
+// over the window of cells that holds the stencils of both. Candidates in range are first
+// collected without branches (whether a candidate is in range is unpredictable), then their
+// pair energies summed.
 template <bool TWO>
-void HostSystem::stencil_energy(int skip, int itype, const double p[3], const double q[3], double &ep,
-                                double &eq) const
+void HostSystem::window_energy(int skip, int itype, const int lo[3], const int span[3], const double p[3],
+                               const double q[3], double &ep, double &eq) const
 {
   const PairCoeff *row = &table_->coeff[itype * (table_->ntypes + 1)];
   const double cutsq = row_cutsq_[itype];
-  int c[3];
-  cell_coords(p, c);
-  double sum_p = 0.0, sum_q = 0.0;
-  for (int kz = 0; kz < 3; kz++) {
-    const int cz = nb_index_[2][3 * c[2] + kz];
-    const double pz = p[2] - nb_shift_[2][3 * c[2] + kz];
-    const double qz = TWO ? q[2] - nb_shift_[2][3 * c[2] + kz] : 0.0;
-    for (int ky = 0; ky < 3; ky++) {
-      const int cy = nb_index_[1][3 * c[1] + ky];
-      const double py = p[1] - nb_shift_[1][3 * c[1] + ky];
-      const double qy = TWO ? q[1] - nb_shift_[1][3 * c[1] + ky] : 0.0;
-      for (int kx = 0; kx < 3; kx++) {
-        const int cx = nb_index_[0][3 * c[0] + kx];
-        const double px = p[0] - nb_shift_[0][3 * c[0] + kx];
-        const double qx = TWO ? q[0] - nb_shift_[0][3 * c[0] + kx] : 0.0;
-        const int cell = (cz * ncell_[1] + cy) * ncell_[0] + cx;
-        const Slot *s = &slots_[(size_t) cell * cap_];
-        const int n = count_[cell];
-        for (int k = 0; k < n; k++) {
-          const double dx = px - s[k].x, dy = py - s[k].y, dz = pz - s[k].z;
+  const Window &wz = window_[2][lo[2]], &wy = window_[1][lo[1]], &wx = window_[0][lo[0]];
+  const int nz = 2 * REACH + 1 + span[2], ny = 2 * REACH + 1 + span[1];
+  const int nruns = wx.nruns[span[0]];
+  const Run *runs = wx.runs[span[0]];
+  std::vector<Candidate> &bp = scratch_.p, &bq = scratch_.q;
+  int np = 0, nq = 0;
+  // the skipped atom is parked out of range (infinitely far) rather than tested per candidate
+  const int skip_slot = skip >= 0 ? slot_of_[skip] : -1;
+  double skip_x = 0.0;
+  if (skip_slot >= 0) {
+    skip_x = xs_[skip_slot];
+    xs_[skip_slot] = INFINITY;
+  }
+  for (int kz = 0; kz < nz; kz++) {
+    const double pz = p[2] - wz.shift[kz], qz = TWO ? q[2] - wz.shift[kz] : 0.0;
+    for (int ky = 0; ky < ny; ky++) {
+      const double py = p[1] - wy.shift[ky], qy = TWO ? q[1] - wy.shift[ky] : 0.0;
+      const int base = (wz.cell[kz] * ncell_[1] + wy.cell[ky]) * ncell_[0];
+      for (int r = 0; r < nruns; r++) {
+        const int b = start_[base + runs[r].first], e = start_[base + runs[r].first + runs[r].length];
+        if ((size_t) (np + e - b) > bp.size()) bp.resize(2 * (np + e - b));
+        if (TWO && (size_t) (nq + e - b) > bq.size()) bq.resize(2 * (nq + e - b));
+        const double px = p[0] - runs[r].shift;
+        Candidate *cp = bp.data();
+        for (int k = b; k < e; k++) {
+          const double dx = px - xs_[k], dy = py - ys_[k], dz = pz - zs_[k];
           const double rsq = dx * dx + dy * dy + dz * dz;
-          if (rsq < cutsq && s[k].id != skip) sum_p += pair_energy(row[s[k].type], rsq);
-          if (TWO) {
-            const double ex = qx - s[k].x, ey = qy - s[k].y, ez = qz - s[k].z;
-            const double qsq = ex * ex + ey * ey + ez * ez;
-            if (qsq < cutsq && s[k].id != skip) sum_q += pair_energy(row[s[k].type], qsq);
+          cp[np] = Candidate{rsq, ts_[k]};
+          np += rsq < cutsq;
+        }
+        if (TWO) {
+          const double qx = q[0] - runs[r].shift;
+          Candidate *cq = bq.data();
+          for (int k = b; k < e; k++) {
+            const double dx = qx - xs_[k], dy = qy - ys_[k], dz = qz - zs_[k];
+            const double rsq = dx * dx + dy * dy + dz * dz;
+            cq[nq] = Candidate{rsq, ts_[k]};
+            nq += rsq < cutsq;
           }
         }
       }
     }
   }
+  if (skip_slot >= 0) xs_[skip_slot] = skip_x;
+  double sum_p = 0.0, sum_q = 0.0;
+  for (int m = 0; m < np; m++) sum_p += pair_energy(row[bp[m].type], bp[m].rsq);
+  if (TWO)
+    for (int m = 0; m < nq; m++) sum_q += pair_energy(row[bq[m].type], bq[m].rsq);
   ep = sum_p;
   eq = sum_q;
 }
 
 double HostSystem::particle_energy(int i, const double pos[3]) const
 {
+  int c[3];
+  cell_coords(pos, c);
+  const int span[3] = {0, 0, 0};
   double e, unused;
-  stencil_energy<false>(i, type_[i], pos, nullptr, e, unused);
+  window_energy<false>(i, type_[i], c, span, pos, nullptr, e, unused);
   return e;
 }
 
@@ -227,25 +274,35 @@ double HostSystem::move_energy_change(int i, const double new_pos[3]) const
 {
   double old_pos[3];
   position(i, old_pos);
-  int c_old[3], c_new[3];
+  int c_old[3], c_new[3], lo[3], span[3];
   cell_coords(old_pos, c_old);
   cell_coords(new_pos, c_new);
+  bool adjacent = true;
+  for (int d = 0; d < 3; d++) {
+    lo[d] = std::min(c_old[d], c_new[d]);
+    span[d] = std::abs(c_old[d] - c_new[d]);
+    adjacent = adjacent && span[d] <= 1;
+  }
   double e_old, e_new;
-  if (cell_index(c_old) == cell_index(c_new)) {
-    // one pass over the shared neighbourhood for both positions
-    stencil_energy<true>(i, type_[i], new_pos, old_pos, e_new, e_old);
+  if (adjacent) {
+    // one pass over the union of the two neighbourhoods
+    window_energy<true>(i, type_[i], lo, span, new_pos, old_pos, e_new, e_old);
   } else {
+    const int zero[3] = {0, 0, 0};
     double unused;
-    stencil_energy<false>(i, type_[i], new_pos, nullptr, e_new, unused);
-    stencil_energy<false>(i, type_[i], old_pos, nullptr, e_old, unused);
+    window_energy<false>(i, type_[i], c_new, zero, new_pos, nullptr, e_new, unused);
+    window_energy<false>(i, type_[i], c_old, zero, old_pos, nullptr, e_old, unused);
   }
   return e_new - e_old;
 }
 
 double HostSystem::insertion_energy(int type, const double pos[3]) const
 {
+  int c[3];
+  cell_coords(pos, c);
+  const int span[3] = {0, 0, 0};
   double e, unused;
-  stencil_energy<false>(-1, type, pos, nullptr, e, unused);
+  window_energy<false>(-1, type, c, span, pos, nullptr, e, unused);
   if (!table_->tail.empty()) {
     // E_tail(N_type + 1) - E_tail(N_type) = (2 sum_j N_j tail_tj + tail_tt) / V
     double sum = table_->tail_coeff(type, type);
@@ -262,29 +319,26 @@ double HostSystem::pair_energy_total() const
   for (int cz = 0; cz < ncell_[2]; cz++)
     for (int cy = 0; cy < ncell_[1]; cy++)
       for (int cx = 0; cx < ncell_[0]; cx++) {
-        const int c[3] = {cx, cy, cz};
-        const int cell = cell_index(c);
-        for (int a = 0; a < count_[cell]; a++) {
-          const Slot &si = slots_[(size_t) cell * cap_ + a];
-          const PairCoeff *row = &table_->coeff[si.type * ntp1];
-          const double cutsq = row_cutsq_[si.type];
+        const Window &wz = window_[2][cz], &wy = window_[1][cy], &wx = window_[0][cx];
+        const int cell = (cz * ncell_[1] + cy) * ncell_[0] + cx;
+        for (int a = start_[cell]; a < start_[cell + 1]; a++) {
+          const int ia = ids_[a];
+          const PairCoeff *row = &table_->coeff[ts_[a] * ntp1];
+          const double cutsq = row_cutsq_[ts_[a]];
           // each pair once: from the atom with the smaller index (one image is within range)
-          for (int kz = 0; kz < 3; kz++) {
-            const int nz = nb_index_[2][3 * cz + kz];
-            const double pz = si.z - nb_shift_[2][3 * cz + kz];
-            for (int ky = 0; ky < 3; ky++) {
-              const int ny = nb_index_[1][3 * cy + ky];
-              const double py = si.y - nb_shift_[1][3 * cy + ky];
-              for (int kx = 0; kx < 3; kx++) {
-                const int nx = nb_index_[0][3 * cx + kx];
-                const double px = si.x - nb_shift_[0][3 * cx + kx];
-                const int ncell = (nz * ncell_[1] + ny) * ncell_[0] + nx;
-                const Slot *s = &slots_[(size_t) ncell * cap_];
-                for (int k = 0; k < count_[ncell]; k++) {
-                  if (s[k].id <= si.id) continue;
-                  const double dx = px - s[k].x, dy = py - s[k].y, dz = pz - s[k].z;
+          for (int kz = 0; kz < 2 * REACH + 1; kz++) {
+            const double pz = zs_[a] - wz.shift[kz];
+            for (int ky = 0; ky < 2 * REACH + 1; ky++) {
+              const double py = ys_[a] - wy.shift[ky];
+              const int base = (wz.cell[kz] * ncell_[1] + wy.cell[ky]) * ncell_[0];
+              for (int r = 0; r < wx.nruns[0]; r++) {
+                const Run &run = wx.runs[0][r];
+                const double px = xs_[a] - run.shift;
+                for (int k = start_[base + run.first]; k < start_[base + run.first + run.length]; k++) {
+                  if (ids_[k] <= ia) continue;
+                  const double dx = px - xs_[k], dy = py - ys_[k], dz = pz - zs_[k];
                   const double rsq = dx * dx + dy * dy + dz * dz;
-                  if (rsq < cutsq) e += pair_energy(row[s[k].type], rsq);
+                  if (rsq < cutsq) e += pair_energy(row[ts_[k]], rsq);
                 }
               }
             }
@@ -317,10 +371,10 @@ void HostSystem::move_atom(int i, const double pos[3], const int shift[3])
   cell_coords(pos, c);
   const int cell = cell_index(c);
   if (cell != cell_of_[i]) relocate(i, cell);
-  Slot &s = slots_[(size_t) cell_of_[i] * cap_ + slot_of_[i]];
-  s.x = pos[0];
-  s.y = pos[1];
-  s.z = pos[2];
+  const int k = slot_of_[i];
+  xs_[k] = pos[0];
+  ys_[k] = pos[1];
+  zs_[k] = pos[2];
 }
 
 void HostSystem::rescale_box(const double len[3])
@@ -333,32 +387,31 @@ void HostSystem::rescale_box(const double len[3])
     box_.lo[d] = centre - 0.5 * len[d];
     scale[d] = len[d] / old.len[d];
   }
-  std::vector<double> x = positions();
-  for (int i = 0; i < natoms(); i++) {
-    double *xi = &x[3 * i];
-    for (int d = 0; d < 3; d++) xi[d] = box_.lo[d] + (xi[d] - old.lo[d]) * scale[d];
-    wrap(xi, &image_shift_[3 * i]);    // only rounding at the upper face can need this
+  for (size_t k = 0; k < xs_.size(); k++) {
+    double xk[3] = {box_.lo[0] + (xs_[k] - old.lo[0]) * scale[0], box_.lo[1] + (ys_[k] - old.lo[1]) * scale[1],
+                    box_.lo[2] + (zs_[k] - old.lo[2]) * scale[2]};
+    wrap(xk, &image_shift_[3 * ids_[k]]);    // only rounding at the upper face can need this
+    xs_[k] = xk[0];
+    ys_[k] = xk[1];
+    zs_[k] = xk[2];
   }
   // The cell grid scales with the box: keep it, and the atoms' order in it, unless the number
   // of cells changes; atoms that rounding put into a neighbouring cell are moved there.
   int grid[3];
   choose_grid(box_, grid);
-  const bool same_grid = grid[0] == ncell_[0] && grid[1] == ncell_[1] && grid[2] == ncell_[2];
-  if (!same_grid) {
-    build_cells(x);
+  if (grid[0] != ncell_[0] || grid[1] != ncell_[1] || grid[2] != ncell_[2]) {
+    build_cells(positions());
     return;
   }
   for (int d = 0; d < 3; d++) cell_inv_[d] = ncell_[d] / box_.len[d];
-  build_stencil();
+  build_windows();
   for (int i = 0; i < natoms(); i++) {
+    double xi[3];
+    position(i, xi);
     int c[3];
-    cell_coords(&x[3 * i], c);
+    cell_coords(xi, c);
     const int cell = cell_index(c);
     if (cell != cell_of_[i]) relocate(i, cell);
-    Slot &s = slots_[(size_t) cell_of_[i] * cap_ + slot_of_[i]];
-    s.x = x[3 * i];
-    s.y = x[3 * i + 1];
-    s.z = x[3 * i + 2];
   }
 }
 

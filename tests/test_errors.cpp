@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <ostream>
 #include <string>
 
 namespace {
@@ -86,6 +87,12 @@ std::vector<BadInput> bad_inputs()
                            "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style soft 2.5\npair_coeff * * 1.0\n",
        "compute w all widom 1 100 1.0 5\nthermo_style custom step c_w\nrun 0", "not soft"},
   };
+}
+
+// readable names in test listings (not byte dumps)
+void PrintTo(const BadInput &c, std::ostream *os)
+{
+  *os << c.name;
 }
 
 class Errors : public ::testing::TestWithParam<BadInput> {};

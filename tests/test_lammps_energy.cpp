@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <ostream>
 #include <string>
 
 namespace {
@@ -56,6 +57,12 @@ std::string setup_lines(const Case &c, int natoms_per_type, int seed)
                      "mass * 1.0\n{}thermo_modify norm no\n",
                      c.units, c.box, 1.1 * c.box, 0.9 * c.box, natoms_per_type, seed, c.overlap, natoms_per_type,
                      seed + 1, c.overlap, natoms_per_type, seed + 2, c.overlap, seed + 3, seed + 4, c.pair);
+}
+
+// readable names in test listings (not byte dumps)
+void PrintTo(const Case &c, std::ostream *os)
+{
+  *os << c.name;
 }
 
 class EnergyVsComputePe : public ::testing::TestWithParam<Case> {};
