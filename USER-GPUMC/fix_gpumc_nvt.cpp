@@ -30,6 +30,8 @@ static constexpr bigint TUNE_FIRST_RUN = -1;    // tune until the end of the nex
 static constexpr bigint TUNE_ALWAYS = MAXBIGINT;
 static constexpr int RESTART_VERSION = 2;
 static constexpr int NVECTOR = 14;
+// a full recomputation costs about half a sweep: every 100 sweeps it adds under 1 %
+static constexpr bigint DEFAULT_CHECK_SWEEPS = 100;
 // global vector entries that scale with the number of atoms (energies)
 static constexpr int EXTENSIVE[NVECTOR] = {0, 0, 0, 0, 0, 1, 1, 1, 0, 0, 0, 0, 0, 0};
 
@@ -37,7 +39,7 @@ FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg) : FixGpumcNVT(lmp, n
 
 FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg, bool with_volume_moves) :
     Fix(lmp, narg, arg), npt(with_volume_moves), nsweeps(0), temperature(0.0), pressure(0.0), seed(0),
-    target(0.5), vtarget(0.5), tune_until(TUNE_FIRST_RUN), check_every(0),
+    target(0.5), vtarget(0.5), tune_until(TUNE_FIRST_RUN), check_every(DEFAULT_CHECK_SWEEPS),
     volume_scheme(gpumc::VOLUME_LOGV), vmoves(1), dmax(-1.0), vstep(-1.0), energy(0.0), last_drift(0.0),
     max_drift(0.0), last_ratio(0.0), last_vratio(0.0), trans_trials(0), trans_accepted(0), vol_trials(0),
     vol_accepted(0), total_sweeps(0), fingerprint(0), beta(0.0), pressure_energy(0.0)
@@ -137,7 +139,6 @@ void FixGpumcNVT::parse(int narg, char **arg)
     }
     iarg += 2;
   }
-  if (check_every == 0) check_every = nsweeps;
 }
 
 int FixGpumcNVT::setmask()

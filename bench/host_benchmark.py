@@ -1,0 +1,198 @@
+#!/usr/bin/env python3
+"""Host (CPU, one core) benchmark of the GPUMC styles side by side with LAMMPS's own Monte Carlo.
+
+For each system it runs, in the same invocation of this script and with the same lmp binary:
+  fix gpumc/nvt          trial translations per second
+  fix gcmc               LAMMPS's own translations (mcmoves 1 0 0, no exchanges)
+  compute widom          test insertions per second
+  fix widom              LAMMPS's own test insertions
+Rates are counted over the loop time LAMMPS reports for the measured run (so they include
+LAMMPS's own per-step work: a force evaluation and a neighbour-list build per timestep).
+
+Systems: LJ (rho* 0.8442, T* 0.85, rc 2.5) at N = 4000 and larger (flatness in N), and the seed's
+SiO2 Morse system (0.053679 atoms/A^3, 4000 K, rc 9 A) on a simple cubic lattice of 17^3 = 4913.
+
+Writes <out>/host-<date>.json (a list of records {system, algorithm, n_atoms, metric, value, unit,
+device, date}) and <out>/host-<date>.md (a table). Usage:
+  bench/host_benchmark.py --lmp build/lmp [--out bench/results] [--quick]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+
+LJ_SETUP = """units lj
+atom_style atomic
+lattice fcc 0.8442
+region box block 0 {n} 0 {n} 0 {n}
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0
+"""
+
+SIO2_SETUP = """units metal
+atom_style atomic
+variable a equal (1.0/0.053679)^(1.0/3.0)
+lattice sc $(v_a)
+region box block 0 {n} 0 {n} 0 {n}
+create_box 2 box
+create_atoms 1 box
+set type 1 type/ratio 2 0.6666667 4928
+mass 1 28.0855
+mass 2 15.9994
+pair_style morse 9.0
+pair_coeff 1 1 0.007695 2.0446 3.7598
+pair_coeff 1 2 1.99597 2.6518 1.628
+pair_coeff 2 2 0.023272 1.3731 3.791
+"""
+
+# (system name, setup template, lattice repeats, natoms, T, displacement, widom type)
+SYSTEMS = {
+    "lj": (LJ_SETUP, 0.85, 0.15, 1),
+    "sio2-morse": (SIO2_SETUP, 4000.0, 0.3, 2),
+}
+
+
+def run_lammps(lmp, text, workdir):
+    path = os.path.join(workdir, "in.bench")
+    with open(path, "w") as f:
+        f.write(text)
+    res = subprocess.run([lmp, "-in", path, "-log", "none", "-nocite"], capture_output=True, text=True, cwd=workdir)
+    if res.returncode != 0:
+        sys.exit(f"lmp failed:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
+    return res.stdout
+
+
+def loop_time(output):
+    """Seconds of the last run's loop."""
+    times = re.findall(r"Loop time of ([0-9.eE+-]+) on", output)
+    return float(times[-1])
+
+
+def md_fraction(output):
+    """Share of the last run's loop time in LAMMPS's Pair, Neigh and Comm sections."""
+    total = loop_time(output)
+    share = 0.0
+    for section in ("Pair", "Neigh", "Comm"):
+        m = re.findall(rf"^{section}\s*\|\s*[0-9.eE+-]+\s*\|\s*([0-9.eE+-]+)", output, re.M)
+        share += float(m[-1])
+    return share / total
+
+
+def last_thermo(output, column):
+    """Value of a thermo column on the last thermo line of the last run."""
+    blocks = output.split("Loop time of")
+    head = blocks[-2]
+    lines = [l.split() for l in head.splitlines() if l.strip()]
+    for k in range(len(lines) - 1, -1, -1):
+        if column in lines[k]:
+            idx = lines[k].index(column)
+            return float(lines[-1][idx])
+    raise RuntimeError(f"no thermo column {column}")
+
+
+def measure(lmp, system, n, natoms, quick, workdir):
+    setup, T, disp, wtype = SYSTEMS[system]
+    base = setup.format(n=n)
+    scale = 0.25 if quick else 1.0
+    records = []
+
+    # gpumc/nvt: 10 sweeps per timestep, displacement tuned during a short first run
+    steps = max(2, int((8 if natoms < 20000 else 3) * scale))
+    out = run_lammps(lmp, base + f"fix mc all gpumc/nvt 10 {T} 12345 displace {disp} tune 2\n"
+                     "thermo_style custom step pe f_mc[1]\nthermo 1000\nrun 2\n"
+                     f"run {steps}\n", workdir)
+    records.append(("gpumc/nvt (host)", "moves_per_s", steps * 10 * natoms / loop_time(out)))
+    if natoms <= 5000:
+        # share of LAMMPS's own per-timestep work (force evaluation, neighbor lists, ghost atoms)
+        # in pure Monte Carlo runs, for 1, 10 and 100 sweeps per timestep
+        for sweeps in (1, 10, 100):
+            nsteps = max(2, int(100 / sweeps * scale))
+            out = run_lammps(lmp, base + f"fix mc all gpumc/nvt {sweeps} {T} 12345 displace {disp} tune no\n"
+                             f"thermo 1000\nrun {nsteps}\n", workdir)
+            records.append((f"gpumc/nvt (host), {sweeps} sweeps/timestep", "md_machinery_fraction",
+                            md_fraction(out)))
+
+    if natoms <= 5000:
+        # LAMMPS fix gcmc, translations only: one sweep (natoms trial moves) per timestep
+        gsteps = max(1, int(3 * scale))
+        out = run_lammps(lmp, base + f"fix mc all gcmc 1 0 {natoms} {wtype} 12345 {T} 0.0 {disp} mcmoves 1 0 0\n"
+                         f"thermo 1000\nrun {gsteps}\n", workdir)
+        records.append(("fix gcmc (LAMMPS MC package)", "moves_per_s", gsteps * natoms / loop_time(out)))
+
+        # compute widom: insertions at every timestep (thermo every step invokes it)
+        nins, wsteps = 200000, max(2, int(10 * scale))
+        out = run_lammps(lmp, base + f"compute w all widom {wtype} {nins} {T} 77\n"
+                         f"thermo_style custom step c_w[2]\nthermo 1\nrun {wsteps}\n", workdir)
+        # thermo invokes it at steps 0..wsteps: wsteps+1 invocations, one of them in the setup
+        records.append(("compute widom (host)", "insertions_per_s", wsteps * nins / loop_time(out)))
+
+        # LAMMPS fix widom: M insertions every timestep
+        fins, fsteps = 20000, max(1, int(3 * scale))
+        out = run_lammps(lmp, base + f"fix w all widom 1 {fins} {wtype} 77 {T}\n"
+                         f"thermo 1000\nrun {fsteps}\n", workdir)
+        records.append(("fix widom (LAMMPS MC package)", "insertions_per_s", fsteps * fins / loop_time(out)))
+    return records
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lmp", default="build/lmp")
+    ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--quick", action="store_true", help="shorter runs (a smoke test, not for reporting)")
+    args = ap.parse_args()
+    lmp = os.path.abspath(args.lmp)
+    date = datetime.date.today().isoformat()
+    device = f"{cpu_name()}, 1 core"
+    cases = [("lj", 10, 4000), ("lj", 20, 32000), ("lj", 40, 256000), ("sio2-morse", 17, 4913)]
+    if args.quick:
+        cases = [("lj", 10, 4000), ("sio2-morse", 17, 4913)]
+    records = []
+    with tempfile.TemporaryDirectory() as work:
+        for system, n, natoms in cases:
+            for algorithm, metric, value in measure(lmp, system, n, natoms, args.quick, work):
+                unit = {"moves_per_s": "trial moves/s", "insertions_per_s": "insertions/s",
+                        "md_machinery_fraction": "fraction of loop time"}[metric]
+                rec = dict(system=system, algorithm=algorithm, n_atoms=natoms, metric=metric, value=float(f"{value:.5g}"),
+                           unit=unit, device=device, date=date)
+                records.append(rec)
+                print(f"{system:11s} N={natoms:7d}  {algorithm:44s} {value:14.4g} {unit}", flush=True)
+
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.join(args.out, f"host-{date}")
+    with open(stem + ".json", "w") as f:
+        json.dump(records, f, indent=1)
+    with open(stem + ".md", "w") as f:
+        f.write(f"# Host benchmark, {date}\n\nDevice: {device}. lmp: LAMMPS 4Feb2025 with USER-GPUMC, "
+                "built by this repository's CMake (Release). Rates over LAMMPS's loop time.\n\n")
+        f.write("| system | N | algorithm | rate | unit | vs LAMMPS |\n|---|---|---|---|---|---|\n")
+        anchors = {(r["system"], r["n_atoms"], r["metric"]): r["value"] for r in records
+                   if "LAMMPS MC package" in r["algorithm"]}
+        for r in records:
+            anchor = anchors.get((r["system"], r["n_atoms"], r["metric"]))
+            ratio = "" if anchor is None or "LAMMPS" in r["algorithm"] else f"{r['value'] / anchor:.1f}x"
+            f.write(f"| {r['system']} | {r['n_atoms']} | {r['algorithm']} | {r['value']:.4g} | {r['unit']} | {ratio} |\n")
+    print(f"wrote {stem}.json and {stem}.md")
+
+
+if __name__ == "__main__":
+    main()
