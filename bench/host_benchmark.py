@@ -61,6 +61,9 @@ SYSTEMS = {
 }
 
 
+REPEATS = 3    # each rate is the median of this many runs: timings on shared machines vary
+
+
 def run_lammps(lmp, text, workdir):
     path = os.path.join(workdir, "in.bench")
     with open(path, "w") as f:
@@ -99,18 +102,24 @@ def last_thermo(output, column):
     raise RuntimeError(f"no thermo column {column}")
 
 
+def median_rate(lmp, text, work_units, workdir, repeats):
+    """Median over repeated runs of work_units / loop time of the last run."""
+    rates = sorted(work_units / loop_time(run_lammps(lmp, text, workdir)) for _ in range(repeats))
+    return rates[len(rates) // 2]
+
+
 def measure(lmp, system, n, natoms, quick, workdir):
     setup, T, disp, wtype = SYSTEMS[system]
     base = setup.format(n=n)
     scale = 0.25 if quick else 1.0
+    repeats = 1 if quick else REPEATS
     records = []
 
     # gpumc/nvt: 10 sweeps per timestep, displacement tuned during a short first run
-    steps = max(2, int((8 if natoms < 20000 else 3) * scale))
-    out = run_lammps(lmp, base + f"fix mc all gpumc/nvt 10 {T} 12345 displace {disp} tune 2\n"
-                     "thermo_style custom step pe f_mc[1]\nthermo 1000\nrun 2\n"
-                     f"run {steps}\n", workdir)
-    records.append(("gpumc/nvt (host)", "moves_per_s", steps * 10 * natoms / loop_time(out)))
+    steps = max(2, int((30 if natoms < 20000 else 4) * scale))
+    text = (base + f"fix mc all gpumc/nvt 10 {T} 12345 displace {disp} tune 2\n"
+            f"thermo 1000\nrun 2\nrun {steps}\n")
+    records.append(("gpumc/nvt (host)", "moves_per_s", median_rate(lmp, text, steps * 10 * natoms, workdir, repeats)))
     if natoms <= 5000:
         # share of LAMMPS's own per-timestep work (force evaluation, neighbor lists, ghost atoms)
         # in pure Monte Carlo runs, for 1, 10 and 100 sweeps per timestep
@@ -121,25 +130,26 @@ def measure(lmp, system, n, natoms, quick, workdir):
             records.append((f"gpumc/nvt (host), {sweeps} sweeps/timestep", "md_machinery_fraction",
                             md_fraction(out)))
 
-    if natoms <= 5000:
         # LAMMPS fix gcmc, translations only: one sweep (natoms trial moves) per timestep
-        gsteps = max(1, int(3 * scale))
-        out = run_lammps(lmp, base + f"fix mc all gcmc 1 0 {natoms} {wtype} 12345 {T} 0.0 {disp} mcmoves 1 0 0\n"
-                         f"thermo 1000\nrun {gsteps}\n", workdir)
-        records.append(("fix gcmc (LAMMPS MC package)", "moves_per_s", gsteps * natoms / loop_time(out)))
+        gsteps = max(1, int(4 * scale))
+        text = (base + f"fix mc all gcmc 1 0 {natoms} {wtype} 12345 {T} 0.0 {disp} mcmoves 1 0 0\n"
+                f"thermo 1000\nrun {gsteps}\n")
+        records.append(("fix gcmc (LAMMPS MC package)", "moves_per_s",
+                        median_rate(lmp, text, gsteps * natoms, workdir, repeats)))
 
-        # compute widom: insertions at every timestep (thermo every step invokes it)
-        nins, wsteps = 200000, max(2, int(10 * scale))
-        out = run_lammps(lmp, base + f"compute w all widom {wtype} {nins} {T} 77\n"
-                         f"thermo_style custom step c_w[2]\nthermo 1\nrun {wsteps}\n", workdir)
-        # thermo invokes it at steps 0..wsteps: wsteps+1 invocations, one of them in the setup
-        records.append(("compute widom (host)", "insertions_per_s", wsteps * nins / loop_time(out)))
+        # compute widom: insertions at every timestep (thermo every step invokes it; the
+        # invocation at step 0 falls in the setup, outside the loop time)
+        nins, wsteps = 200000, max(2, int(20 * scale))
+        text = (base + f"compute w all widom {wtype} {nins} {T} 77\n"
+                f"thermo_style custom step c_w[2]\nthermo 1\nrun {wsteps}\n")
+        records.append(("compute widom (host)", "insertions_per_s",
+                        median_rate(lmp, text, wsteps * nins, workdir, repeats)))
 
         # LAMMPS fix widom: M insertions every timestep
-        fins, fsteps = 20000, max(1, int(3 * scale))
-        out = run_lammps(lmp, base + f"fix w all widom 1 {fins} {wtype} 77 {T}\n"
-                         f"thermo 1000\nrun {fsteps}\n", workdir)
-        records.append(("fix widom (LAMMPS MC package)", "insertions_per_s", fsteps * fins / loop_time(out)))
+        fins, fsteps = 20000, max(1, int(4 * scale))
+        text = base + f"fix w all widom 1 {fins} {wtype} 77 {T}\nthermo 1000\nrun {fsteps}\n"
+        records.append(("fix widom (LAMMPS MC package)", "insertions_per_s",
+                        median_rate(lmp, text, fsteps * fins, workdir, repeats)))
     return records
 
 
@@ -183,7 +193,8 @@ def main():
         json.dump(records, f, indent=1)
     with open(stem + ".md", "w") as f:
         f.write(f"# Host benchmark, {date}\n\nDevice: {device}. lmp: LAMMPS 4Feb2025 with USER-GPUMC, "
-                "built by this repository's CMake (Release). Rates over LAMMPS's loop time.\n\n")
+                "built by this repository's CMake (Release). Rates over LAMMPS's loop time, median of "
+                f"{REPEATS} runs.\n\n")
         f.write("| system | N | algorithm | rate | unit | vs LAMMPS |\n|---|---|---|---|---|---|\n")
         anchors = {(r["system"], r["n_atoms"], r["metric"]): r["value"] for r in records
                    if "LAMMPS MC package" in r["algorithm"]}
