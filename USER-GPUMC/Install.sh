@@ -60,7 +60,10 @@ for file in *.cpp *.h; do
   esac
 done
 for file in "$gpumc"/src/gpumc_*.cpp "$gpumc"/src/gpumc_*.h; do
-  test -f "$file" && action "$file"
+  case $file in
+    *_kokkos.*) action "$file" kokkos.h ;;
+    *) test -f "$file" && action "$file" ;;
+  esac
 done
 
 # Random123 include path in Makefile.package: the entry carries a marker so it can be removed

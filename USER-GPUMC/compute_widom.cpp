@@ -22,7 +22,7 @@ static constexpr int NVECTOR = 6;
 
 ComputeWidom::ComputeWidom(LAMMPS *lmp, int narg, char **arg) :
     Compute(lmp, narg, arg), itype(0), ninsert(0), temperature(0.0), kT(0.0), beta(0.0), seed(0),
-    block_factor(0.0), last_step(-1)
+    block_factor(0.0), insertions_total(0.0), last_step(-1)
 {
   const std::string who = "compute widom";
   if (narg < 7) utils::missing_cmd_args(FLERR, who, error);
@@ -61,8 +61,9 @@ void ComputeWidom::init()
   beta = 1.0 / kT;
 }
 
-double ComputeWidom::insertion_block(uint64_t block)
+double ComputeWidom::insertion_block(uint64_t block, uint64_t &done)
 {
+  done = ninsert;
   gpumc::HostSystem sys(*table);
   const auto conf = GPUMC::gather(lmp);
   sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));
@@ -75,7 +76,9 @@ void ComputeWidom::invoke()
 {
   if (last_step == update->ntimestep) return;
   last_step = update->ntimestep;
-  block_factor = insertion_block((uint64_t) update->ntimestep);
+  uint64_t done = 0;
+  block_factor = insertion_block((uint64_t) update->ntimestep, done);
+  insertions_total += (double) done;
   const double volume = domain->xprd * domain->yprd * domain->zprd;
   blocks.add_block(volume * block_factor, volume);
 }
@@ -97,6 +100,6 @@ void ComputeWidom::compute_vector()
   vector[1] = gpumc::widom_mu_ex(kT, mean);
   vector[2] = gpumc::widom_mu_ex_error(kT, mean, blocks.standard_error());
   vector[3] = mean;
-  vector[4] = (double) ninsert * (double) blocks.nblocks;
+  vector[4] = insertions_total;
   vector[5] = (double) blocks.nblocks;
 }

@@ -39,11 +39,13 @@ class ComputeWidom : public Compute {
 
   gpumc::RatioAverage blocks;    // one block per invocation: (V <w>, V)
   double block_factor;           // mean Boltzmann factor <w> of the latest invocation
+  double insertions_total;       // insertions so far
   bigint last_step;              // timestep of the latest invocation
 
   void invoke();
-  // mean Boltzmann factor of ninsert insertions in the current configuration; backends override
-  virtual double insertion_block(uint64_t block);
+  // Mean Boltzmann factor of (at least) ninsert insertions in the current configuration, and the
+  // number actually made. Backends override this.
+  virtual double insertion_block(uint64_t block, uint64_t &done);
 };
 
 }    // namespace LAMMPS_NS

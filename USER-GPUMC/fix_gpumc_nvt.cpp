@@ -40,7 +40,7 @@ FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg) : FixGpumcNVT(lmp, n
 FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg, bool with_volume_moves) :
     Fix(lmp, narg, arg), npt(with_volume_moves), nsweeps(0), temperature(0.0), pressure(0.0), seed(0),
     target(0.5), vtarget(0.5), tune_until(TUNE_FIRST_RUN), check_every(DEFAULT_CHECK_SWEEPS),
-    volume_scheme(gpumc::VOLUME_LOGV), vmoves(1), dmax(-1.0), vstep(-1.0), energy(0.0), last_drift(0.0),
+    volume_scheme(gpumc::VOLUME_LOGV), vmoves(1), team_size(0), dmax(-1.0), vstep(-1.0), energy(0.0), last_drift(0.0),
     max_drift(0.0), last_ratio(0.0), last_vratio(0.0), trans_trials(0), trans_accepted(0), vol_trials(0),
     vol_accepted(0), total_sweeps(0), fingerprint(0), beta(0.0), pressure_energy(0.0)
 {
@@ -118,6 +118,9 @@ void FixGpumcNVT::parse(int narg, char **arg)
     } else if (kw == "check") {
       check_every = utils::bnumeric(FLERR, val, false, lmp);
       if (check_every <= 0) error->all(FLERR, "{}: check must be > 0", who);
+    } else if (kw == "team") {
+      team_size = utils::inumeric(FLERR, val, false, lmp);
+      if (team_size < 0) error->all(FLERR, "{}: team must be >= 0", who);
     } else if (npt && kw == "volume") {
       if (strcmp(val, "logv") == 0)
         volume_scheme = gpumc::VOLUME_LOGV;
@@ -181,6 +184,11 @@ void FixGpumcNVT::setup(int /*vflag*/)
   if (tune_until == TUNE_FIRST_RUN) tune_until = update->endstep;
   // invocations fall on multiples of `every`, whatever the run boundaries
   next_reneighbor = (update->ntimestep / nevery + 1) * nevery;
+  setup_energy();
+}
+
+void FixGpumcNVT::setup_energy()
+{
   const auto conf = GPUMC::gather(lmp);
   gpumc::HostSystem sys(*table);
   sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));

@@ -53,6 +53,7 @@ class FixGpumcNVT : public Fix {
   bigint check_every;      // full energy recomputation every this many sweeps
   int volume_scheme;       // gpumc::VolumeScheme
   int vmoves;              // volume trials per sweep
+  int team_size;           // threads cooperating on one trial move (/kk styles; 0 = default)
 
   // chain state (all of it in the restart file)
   double dmax;             // max displacement per coordinate
@@ -70,6 +71,8 @@ class FixGpumcNVT : public Fix {
 
   // One invocation: nsweeps sweeps on the current configuration. Backends override this.
   virtual void run_invocation();
+  // The running energy at the start of a run (see synchronise_energy). Backends override this.
+  virtual void setup_energy();
   // Bookkeeping shared by the backends after an invocation.
   void finish_invocation(uint64_t trials, uint64_t accepted, uint64_t vtrials, uint64_t vaccepted);
   // Record a full recomputation of the energy: drift, then resynchronise.

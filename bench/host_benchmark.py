@@ -23,36 +23,9 @@ import json
 import os
 import platform
 import re
-import subprocess
-import sys
 import tempfile
 
-LJ_SETUP = """units lj
-atom_style atomic
-lattice fcc 0.8442
-region box block 0 {n} 0 {n} 0 {n}
-create_box 1 box
-create_atoms 1 box
-mass 1 1.0
-pair_style lj/cut 2.5
-pair_coeff 1 1 1.0 1.0
-"""
-
-SIO2_SETUP = """units metal
-atom_style atomic
-variable a equal (1.0/0.053679)^(1.0/3.0)
-lattice sc $(v_a)
-region box block 0 {n} 0 {n} 0 {n}
-create_box 2 box
-create_atoms 1 box
-set type 1 type/ratio 2 0.6666667 4928
-mass 1 28.0855
-mass 2 15.9994
-pair_style morse 9.0
-pair_coeff 1 1 0.007695 2.0446 3.7598
-pair_coeff 1 2 1.99597 2.6518 1.628
-pair_coeff 2 2 0.023272 1.3731 3.791
-"""
+from lammps_bench import LJ_SETUP, SIO2_SETUP, loop_time, median, run_lammps
 
 # (system name, setup template, lattice repeats, natoms, T, displacement, widom type)
 SYSTEMS = {
@@ -62,22 +35,6 @@ SYSTEMS = {
 
 
 REPEATS = 3    # each rate is the median of this many runs: timings on shared machines vary
-
-
-def run_lammps(lmp, text, workdir):
-    path = os.path.join(workdir, "in.bench")
-    with open(path, "w") as f:
-        f.write(text)
-    res = subprocess.run([lmp, "-in", path, "-log", "none", "-nocite"], capture_output=True, text=True, cwd=workdir)
-    if res.returncode != 0:
-        sys.exit(f"lmp failed:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
-    return res.stdout
-
-
-def loop_time(output):
-    """Seconds of the last run's loop."""
-    times = re.findall(r"Loop time of ([0-9.eE+-]+) on", output)
-    return float(times[-1])
 
 
 def md_fraction(output):
@@ -104,8 +61,7 @@ def last_thermo(output, column):
 
 def median_rate(lmp, text, work_units, workdir, repeats):
     """Median over repeated runs of work_units / loop time of the last run."""
-    rates = sorted(work_units / loop_time(run_lammps(lmp, text, workdir)) for _ in range(repeats))
-    return rates[len(rates) // 2]
+    return median([work_units / loop_time(run_lammps(lmp, text, workdir)) for _ in range(repeats)])
 
 
 def measure(lmp, system, n, natoms, quick, workdir):

@@ -43,20 +43,7 @@ void HostSystem::set_configuration(const std::vector<double> &x, const std::vect
 
 void HostSystem::wrap(double pos[3], int shift[3]) const
 {
-  for (int d = 0; d < 3; d++) {
-    const double lo = box_.lo[d], len = box_.len[d];
-    // moves are shorter than a box side, so one shift suffices; the loop is for safety
-    while (pos[d] < lo) {
-      pos[d] += len;
-      shift[d]--;
-    }
-    while (pos[d] >= lo + len) {
-      pos[d] -= len;
-      shift[d]++;
-    }
-    // lo + len - tiny + len may round up to lo + len: keep the half-open interval
-    if (pos[d] >= lo + len) pos[d] = lo;
-  }
+  wrap_position(pos, box_.lo, box_.len, shift);
 }
 
 void HostSystem::cell_coords(const double pos[3], int c[3]) const

@@ -65,6 +65,11 @@ gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
   // Pair::offset_flag is protected; Info::is_active is LAMMPS's public query for it
   const bool shift = Info(lmp).is_active("pair", "shift");
   if (pair->tail_flag && is_lj) table.tail.assign((ntypes + 1) * (ntypes + 1), 0.0);
+  const std::string full_style = force->pair_style;
+  if (shift && is_morse && full_style.find("/kk") != std::string::npos && lmp->comm->me == 0)
+    error->warning(FLERR, "{}: pair style {} of LAMMPS 4Feb2025 ignores pair_modify shift (fixed upstream in "
+                   "lammps/lammps#5182): thermo pe omits the offsets, while GPUMC's energies include them as pair "
+                   "style morse does", who, full_style);
   if (pair->tail_flag && is_morse && lmp->comm->me == 0)
     error->warning(FLERR, "{}: pair style morse has no tail correction in LAMMPS; 'pair_modify tail yes' adds nothing", who);
 

@@ -28,6 +28,27 @@ struct Translation {
   double disp[3];     // displacement, each coordinate uniform in [-dmax, dmax]
 };
 
+// Periodic wrap of a position into [lo, lo + len), counting the images crossed; positions on
+// the far side of a face by rounding end up on the face.
+GPUMC_INLINE void wrap_position(double pos[3], const double lo[3], const double len[3], int shift[3])
+{
+  for (int d = 0; d < 3; d++) {
+    const double images = floor((pos[d] - lo[d]) / len[d]);
+    if (images != 0.0) {
+      pos[d] -= images * len[d];
+      shift[d] += (int) images;
+    }
+    if (pos[d] < lo[d]) {
+      pos[d] += len[d];
+      shift[d]--;
+    } else if (pos[d] >= lo[d] + len[d]) {
+      pos[d] -= len[d];
+      shift[d]++;
+    }
+    if (pos[d] < lo[d] || pos[d] >= lo[d] + len[d]) pos[d] = lo[d];
+  }
+}
+
 GPUMC_INLINE Translation propose_translation(const CounterRNG &rng, uint64_t move,
                                              uint64_t nmobile, double dmax)
 {

@@ -14,7 +14,7 @@ ln -s "$repo/USER-GPUMC" "$work/src/USER-GPUMC"
 before=$(ls "$repo")
 
 (cd "$work/src/USER-GPUMC" && RANDOM123_INCLUDE=/opt/r123/include sh Install.sh 1)
-expected=$( (cd "$repo/USER-GPUMC" && ls *.cpp *.h | grep -v _kokkos; cd "$repo/src" && ls gpumc_*) | sort)
+expected=$( (cd "$repo/USER-GPUMC" && ls *.cpp *.h; cd "$repo/src" && ls gpumc_*) | grep -v _kokkos | sort)
 installed=$(cd "$work/src" && ls *.cpp *.h | grep -v '^lammps.cpp$' | sort)
 [ "$installed" = "$expected" ] || { echo "installed: $installed"; echo "expected: $expected"; exit 1; }
 for f in $installed; do

@@ -8,7 +8,9 @@
 #include <numeric>
 #include <stdexcept>
 
-LammpsSession::LammpsSession()
+LammpsSession::LammpsSession() : LammpsSession(std::vector<std::string>()) {}
+
+LammpsSession::LammpsSession(const std::vector<std::string> &extra_args)
 {
   const bool verbose = std::getenv("GPUMC_TEST_VERBOSE") != nullptr;
   std::vector<const char *> args = {"gpumc_tests", "-log", "none", "-echo", "none", "-nocite"};
@@ -16,6 +18,7 @@ LammpsSession::LammpsSession()
     args.push_back("-screen");
     args.push_back("none");
   }
+  for (const auto &a : extra_args) args.push_back(a.c_str());
   handle_ = lammps_open_no_mpi((int) args.size(), (char **) args.data(), nullptr);
   if (!handle_) throw std::runtime_error("cannot create a LAMMPS instance");
 }
@@ -126,6 +129,15 @@ std::vector<int> LammpsSession::types_by_id()
   auto *type = (int *) lammps_extract_atom(handle_, "type");
   std::vector<int> out;
   for (int i : order_by_id(handle_, nlocal)) out.push_back(type[i]);
+  return out;
+}
+
+std::vector<int> LammpsSession::images_by_id()
+{
+  const int nlocal = *(int *) lammps_extract_global(handle_, "nlocal");
+  auto *image = (int *) lammps_extract_atom(handle_, "image");
+  std::vector<int> out;
+  for (int i : order_by_id(handle_, nlocal)) out.push_back(image[i]);
   return out;
 }
 

@@ -12,6 +12,8 @@ class LammpsSession {
  public:
   // screen output on if GPUMC_TEST_VERBOSE is set in the environment
   LammpsSession();
+  // with extra command-line arguments, e.g. {"-k", "on", "g", "1", "-sf", "kk"}
+  explicit LammpsSession(const std::vector<std::string> &extra_args);
   ~LammpsSession();
   LammpsSession(const LammpsSession &) = delete;
   LammpsSession &operator=(const LammpsSession &) = delete;
@@ -36,6 +38,7 @@ class LammpsSession {
   std::vector<double> box();    // xlo xhi ylo yhi zlo zhi
 
   LAMMPS_NS::LAMMPS *lmp() const { return (LAMMPS_NS::LAMMPS *) handle_; }
+  std::vector<int> images_by_id();
 
  private:
   void *handle_ = nullptr;

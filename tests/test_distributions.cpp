@@ -3,6 +3,7 @@
 // several standard errors.
 
 #include "lammps_session.h"
+#include "virial.h"
 
 #include "fmt/format.h"
 
@@ -17,26 +18,14 @@
 
 namespace {
 
-// Simpson's rule with n (even) intervals.
-double integrate(const std::function<double(double)> &f, double a, double b, int n = 20000)
-{
-  const double h = (b - a) / n;
-  double s = f(a) + f(b);
-  for (int i = 1; i < n; i++) s += (i % 2 ? 4.0 : 2.0) * f(a + i * h);
-  return s * h / 3.0;
-}
+using virial::integrate;
+using virial::lj;
 
 // Upper 0.1 % point of chi-square with k degrees of freedom (Wilson-Hilferty).
 double chi2_critical_999(int k)
 {
   const double z = 3.0902, c = 2.0 / (9.0 * k);
   return k * std::pow(1.0 - c + z * std::sqrt(c), 3.0);
-}
-
-double lj(double r, double eps, double sigma)
-{
-  const double sr6 = std::pow(sigma / r, 6.0);
-  return 4.0 * eps * (sr6 * sr6 - sr6);
 }
 
 double morse(double r, double d0, double alpha, double r0)
@@ -239,10 +228,7 @@ TEST(Widom, IdealGasHasZeroExcessChemicalPotential)
 }
 
 // Dilute LJ gas: mu_ex/kT = 2 B2 rho + (3/2) B3 rho^2 + O(rho^3), with the virial coefficients of
-// the same truncated potential computed here by quadrature of the Mayer function f = exp(-u/kT) - 1:
-//   B2 = -2 pi int f(r) r^2 dr,
-//   B3 = -(8 pi^2 / 3) int int f(r) f(s) r s [F(min(r + s, rc)) - F(|r - s|)] dr ds,
-// F(x) = int_0^x f(t) t dt (bipolar coordinates; f = 0 beyond the cutoff).
+// the same truncated potential by quadrature (virial.h).
 TEST(Widom, DiluteGasMatchesVirialExpansion)
 {
   const int natoms = 100;
@@ -256,28 +242,8 @@ TEST(Widom, DiluteGasMatchesVirialExpansion)
                     "compute w all widom 1 100000 {3} 21\nthermo_style custom step c_w[2] c_w[3]\nthermo 5\n"
                     "run 400",
                     L, natoms, rc, T));
-  const double beta = 1.0 / T;
-  auto mayer = [&](double r) { return r <= 0.3 ? -1.0 : std::exp(-beta * lj(r, 1.0, 1.0)) - 1.0; };
-  const double b2 = -2.0 * M_PI * integrate([&](double r) { return mayer(r) * r * r; }, 0.0, rc, 200000);
-  // F on a fine grid, cumulative Simpson sums on pairs of intervals, linear in between
-  const int ng = 60000;
-  const double h = rc / ng;
-  std::vector<double> F(ng + 1, 0.0);
-  for (int k = 1; k <= ng; k++) {
-    const double a = (k - 1) * h, m = a + 0.5 * h, b = k * h;
-    F[k] = F[k - 1] + h / 6.0 * (mayer(a) * a + 4.0 * mayer(m) * m + mayer(b) * b);
-  }
-  auto Fx = [&](double x) {
-    if (x >= rc) return F[ng];
-    const double g = x / h;
-    const int k = (int) g;
-    return F[k] + (g - k) * (F[k + 1] - F[k]);
-  };
-  const double b3 = -(8.0 * M_PI * M_PI / 3.0) * integrate([&](double r) {
-                      return integrate([&](double q) {
-                        return mayer(r) * mayer(q) * r * q * (Fx(std::min(r + q, rc)) - Fx(std::fabs(r - q)));
-                      }, 0.0, rc, 600);
-                    }, 0.0, rc, 600);
+  const auto mayer = virial::lj_mayer(1.0 / T, rc);
+  const double b2 = virial::b2(mayer, rc), b3 = virial::b3(mayer, rc);
   const double rho_actual = natoms / (L * L * L);
   const double expected = (2.0 * b2 * rho_actual + 1.5 * b3 * rho_actual * rho_actual) * T;
   const double mu = s.compute_vector("w", 1), err = s.compute_vector("w", 2);

@@ -1,0 +1,50 @@
+/* ----------------------------------------------------------------------
+   GPUMC: compute widom/kk. Arguments, blocks and output are those of compute widom; the
+   insertions run in parallel in the Kokkos engine (gpumc_engine_kokkos.h), stratified over its
+   cells (the same number of insertions in every cell).
+------------------------------------------------------------------------- */
+
+#include "compute_widom_kokkos.h"
+
+#include "atom_kokkos.h"
+#include "atom_masks.h"
+
+using namespace LAMMPS_NS;
+
+template <class DeviceType>
+ComputeWidomKokkos<DeviceType>::ComputeWidomKokkos(LAMMPS *lmp, int narg, char **arg) :
+    ComputeWidom(lmp, narg, arg)
+{
+  kokkosable = 1;
+  atomKK = (AtomKokkos *) atom;
+  execution_space = ExecutionSpaceFromDevice<DeviceType>::space;
+  datamask_read = X_MASK | TYPE_MASK | TAG_MASK | MASK_MASK;
+  datamask_modify = EMPTY_MASK;
+}
+
+template <class DeviceType>
+void ComputeWidomKokkos<DeviceType>::init()
+{
+  ComputeWidom::init();
+  GPUMC::check_kokkos_system(lmp, "compute widom/kk");
+  engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, 0);
+}
+
+template <class DeviceType>
+double ComputeWidomKokkos<DeviceType>::insertion_block(uint64_t block, uint64_t &done)
+{
+  atomKK->sync(execution_space, datamask_read);
+  conf.gather(lmp, 1);
+  double lo[3], len[3];
+  GPUMC::box_of(lmp, lo, len);
+  engine->set_configuration(conf.x, conf.type, lo, len);
+  const gpumc::CounterRNG rng(seed, gpumc::RNG_WIDOM + 16 * (uint64_t) itype);
+  return engine->widom(itype, beta, rng, block, (uint64_t) ninsert, done);
+}
+
+namespace LAMMPS_NS {
+template class ComputeWidomKokkos<LMPDeviceType>;
+#ifdef LMP_KOKKOS_GPU
+template class ComputeWidomKokkos<LMPHostType>;
+#endif
+}    // namespace LAMMPS_NS

@@ -1,0 +1,111 @@
+/* ----------------------------------------------------------------------
+   GPUMC: fix gpumc/nvt/kk and fix gpumc/npt/kk. Arguments, bookkeeping, thermo output and restart
+   are those of the host styles (fix_gpumc_nvt.cpp); the chain runs in the Kokkos engine.
+------------------------------------------------------------------------- */
+
+#include "fix_gpumc_nvt_kokkos.h"
+
+#include "atom_kokkos.h"
+#include "atom_masks.h"
+#include "error.h"
+#include "update.h"
+
+using namespace LAMMPS_NS;
+
+template <class DeviceType>
+FixGpumcNVTKokkos<DeviceType>::FixGpumcNVTKokkos(LAMMPS *lmp, int narg, char **arg) :
+    FixGpumcNVTKokkos(lmp, narg, arg, false)
+{
+}
+
+template <class DeviceType>
+FixGpumcNVTKokkos<DeviceType>::FixGpumcNVTKokkos(LAMMPS *lmp, int narg, char **arg, bool with_volume_moves) :
+    FixGpumcNVT(lmp, narg, arg, with_volume_moves)
+{
+  kokkosable = 1;
+  atomKK = (AtomKokkos *) atom;
+  execution_space = ExecutionSpaceFromDevice<DeviceType>::space;
+  datamask_read = X_MASK | TYPE_MASK | TAG_MASK | MASK_MASK | IMAGE_MASK;
+  datamask_modify = X_MASK | IMAGE_MASK;
+}
+
+template <class DeviceType>
+void FixGpumcNVTKokkos<DeviceType>::init()
+{
+  FixGpumcNVT::init();
+  GPUMC::check_kokkos_system(lmp, style_name());
+  engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, team_size);
+}
+
+// A fresh engine state from the LAMMPS configuration on the device.
+template <class DeviceType>
+void FixGpumcNVTKokkos<DeviceType>::load()
+{
+  atomKK->sync(execution_space, datamask_read);
+  conf.gather(lmp, groupbit);
+  double lo[3], len[3];
+  GPUMC::box_of(lmp, lo, len);
+  engine->set_configuration(conf.x, conf.type, lo, len);
+}
+
+template <class DeviceType>
+void FixGpumcNVTKokkos<DeviceType>::setup_energy()
+{
+  load();
+  const uint64_t now = engine->fingerprint();
+  if (now != fingerprint) {
+    energy = engine->total_energy(false);    // cells freshly filled in ID order: canonical
+    fingerprint = now;
+  }
+}
+
+template <class DeviceType>
+void FixGpumcNVTKokkos<DeviceType>::run_invocation()
+{
+  load();
+  const uint64_t now = engine->fingerprint();
+  if (now != fingerprint) {
+    energy = engine->total_energy(false);
+    fingerprint = now;
+  }
+  engine->set_running_energy(energy);
+  engine->reset_counters();
+
+  const gpumc::CounterRNG trans_rng(seed, gpumc::RNG_TRANSLATION);
+  const gpumc::CounterRNG vol_rng(seed, gpumc::RNG_VOLUME);
+  const uint64_t nmobile = conf.mobile.extent(0);
+  const int nvol = npt ? vmoves : 0;
+  uint64_t trials = 0, vtrials = 0;
+  for (bigint s = 0; s < nsweeps; s++) {
+    engine->sweep(conf.mobile, beta, dmax, trans_rng, trans_trials + trials, nmobile, nvol, volume_scheme, vstep,
+                  pressure_energy, vol_rng, vol_trials + vtrials);
+    trials += nmobile;
+    vtrials += nvol;
+    total_sweeps++;
+    if (check_due()) {
+      energy = engine->running_energy();
+      record_check(engine->canonical_total_energy());
+      engine->set_running_energy(energy);
+    }
+  }
+  energy = engine->running_energy();
+  const uint64_t accepted = engine->counter(gpumc::DC_TRANS_ACCEPTED);
+  const uint64_t vaccepted = engine->counter(gpumc::DC_VOL_ACCEPTED);
+
+  conf.scatter(lmp, engine->positions(), engine->image_shifts());
+  atomKK->modified(execution_space, datamask_modify);
+  if (vaccepted > 0) {
+    double lo[3], len[3];
+    engine->fetch_box(lo, len);
+    GPUMC::set_box(lmp, lo, len);
+  }
+  fingerprint = engine->fingerprint();
+  finish_invocation(trials, accepted, vtrials, vaccepted);
+}
+
+namespace LAMMPS_NS {
+template class FixGpumcNVTKokkos<LMPDeviceType>;
+#ifdef LMP_KOKKOS_GPU
+template class FixGpumcNVTKokkos<LMPHostType>;
+#endif
+}    // namespace LAMMPS_NS

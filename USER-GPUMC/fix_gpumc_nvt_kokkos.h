@@ -1,0 +1,49 @@
+/* -*- c++ -*- ----------------------------------------------------------
+   GPUMC: fix gpumc/nvt/kk and (with volume moves) fix gpumc/npt/kk: the Monte Carlo chain of
+   fix gpumc/nvt run by the Kokkos engine in the execution space of the KOKKOS package (a GPU, or
+   OpenMP or Serial threads), with the data on that device for whole invocations.
+------------------------------------------------------------------------- */
+
+#ifdef FIX_CLASS
+// clang-format off
+FixStyle(gpumc/nvt/kk,FixGpumcNVTKokkos<LMPDeviceType>);
+FixStyle(gpumc/nvt/kk/device,FixGpumcNVTKokkos<LMPDeviceType>);
+FixStyle(gpumc/nvt/kk/host,FixGpumcNVTKokkos<LMPHostType>);
+// clang-format on
+#else
+
+#ifndef LMP_FIX_GPUMC_NVT_KOKKOS_H
+#define LMP_FIX_GPUMC_NVT_KOKKOS_H
+
+#include "fix_gpumc_nvt.h"
+#include "kokkos_type.h"
+
+#include "gpumc_engine_kokkos.h"
+#include "gpumc_lammps_kokkos.h"
+
+#include <memory>
+
+namespace LAMMPS_NS {
+
+template <class DeviceType>
+class FixGpumcNVTKokkos : public FixGpumcNVT {
+ public:
+  FixGpumcNVTKokkos(class LAMMPS *, int, char **);
+  void init() override;
+
+ protected:
+  FixGpumcNVTKokkos(class LAMMPS *, int, char **, bool with_volume_moves);
+  void setup_energy() override;
+  void run_invocation() override;
+
+ private:
+  std::unique_ptr<gpumc::DeviceSystem<DeviceType>> engine;
+  GPUMC::KokkosConfiguration<DeviceType> conf;
+
+  void load();
+};
+
+}    // namespace LAMMPS_NS
+
+#endif
+#endif

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""GPU benchmark of the /kk styles on the seed's SiO2 Morse system, in the same run as LAMMPS's own
+KOKKOS molecular dynamics of the same system.
+
+System: Morse SiO2 (rc 9 A, 0.053679 atoms/A^3, 4000 K) on a simple cubic lattice of n^3 sites,
+one third Si, n = 17, 42, 71 (N = 4913, 74088, 357911). For each N it measures, with
+`lmp -k on g 1 -sf kk -pk kokkos neigh half newton on`:
+  fix gpumc/nvt/kk       trial moves/s of the strictly sequential chain, and sweeps/s
+  compute widom/kk       test insertions/s
+  fix gpumc/npt/kk       seconds per volume move (a one-atom group, so the run is volume moves)
+  fix nvt (LAMMPS MD)    timesteps/s (1000 steps after 200, dt = 1 fs), as the platform anchors
+Rates are work over LAMMPS's loop time, median of --repeats runs.
+
+Writes <out>/device-<date>.json, a list of records {system, algorithm, n_atoms, metric, value,
+unit, device, date} with metric one of moves_per_s, insertions_per_s, volume_move_s,
+md_steps_per_s, sweeps_per_s, and <out>/device-<date>.md (a table).
+Usage: bench/device_benchmark.py --lmp build-dev/lmp [--out DIR] [--sizes 17,42,71] [--quick]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import subprocess
+import tempfile
+
+from lammps_bench import SIO2_SETUP, loop_time, median, run_lammps
+
+KOKKOS = ["-k", "on", "g", "1", "-sf", "kk", "-pk", "kokkos", "neigh", "half", "newton", "on"]
+
+def gpu_name():
+    try:
+        res = subprocess.run(["nvidia-smi", "--query-gpu=name", "--format=csv,noheader"], capture_output=True, text=True)
+        return res.stdout.strip().splitlines()[0]
+    except (OSError, IndexError):
+        return "unknown GPU"
+
+
+def measure(lmp, n, repeats, quick, work):
+    natoms = n ** 3
+    base = SIO2_SETUP.format(n=n)
+    out = []
+    scale = 0.2 if quick else 1.0
+
+    # sequential chain: about a million trial moves per measurement
+    sweeps = max(1, int(1e6 / natoms * scale))
+    per_step = min(sweeps, 10)
+    steps = max(1, sweeps // per_step)
+    text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no\n"
+            f"thermo 100000\nrun 1\nrun {steps}\n")
+    rates = [steps * per_step * natoms / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
+    moves = median(rates)
+    out.append(("gpumc/nvt/kk sequential chain", "moves_per_s", moves, "trial moves/s"))
+    out.append(("gpumc/nvt/kk sequential chain", "sweeps_per_s", moves / natoms, "sweeps/s"))
+
+    # Widom insertions: 10^7 per invocation (one per timestep)
+    nins, wsteps = int(1e7 * scale) or 1000000, 5
+    text = (base + f"compute w all widom/kk 1 {nins} 4000.0 77\nthermo_style custom step c_w[2]\nthermo 1\n"
+            f"run {wsteps}\n")
+    rates = []
+    for _ in range(repeats):
+        o = run_lammps(lmp, text, work, KOKKOS)
+        total = nins * wsteps    # at least; the compute rounds up to an equal number per cell
+        rates.append(total / loop_time(o))
+    out.append(("compute widom/kk", "insertions_per_s", median(rates), "insertions/s"))
+
+    # volume moves: one translating atom, 20 volume trials per sweep, 5 sweeps per step, 4 steps
+    vsteps, vper = 4, 5 * 20
+    text = (base + "group one id 1\nfix mc one gpumc/npt/kk 5 4000.0 30000.0 999 vmoves 20 vstep 0.002 tune no\n"
+            f"thermo 100000\nrun 1\nrun {vsteps}\n")
+    times = [loop_time(run_lammps(lmp, text, work, KOKKOS)) / (vsteps * vper) for _ in range(repeats)]
+    out.append(("gpumc/npt/kk volume move (ln V)", "volume_move_s", median(times), "s per volume move"))
+
+    # LAMMPS KOKKOS MD, NVT, dt = 1 fs: 1000 steps after 200
+    mdsteps = int(1000 * scale) or 200
+    text = (base + "velocity all create 4000.0 4928 mom yes rot yes dist gaussian\ntimestep 0.001\n"
+            f"fix t all nvt temp 4000.0 4000.0 0.1\nthermo 100000\nrun 200\nrun {mdsteps}\n")
+    rates = [mdsteps / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
+    out.append(("LAMMPS KOKKOS MD (fix nvt)", "md_steps_per_s", median(rates), "timesteps/s"))
+    return natoms, out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--lmp", default="build-dev/lmp")
+    ap.add_argument("--out", default="bench/results")
+    ap.add_argument("--sizes", default="17,42,71")
+    ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--quick", action="store_true")
+    args = ap.parse_args()
+    lmp = os.path.abspath(args.lmp)
+    date = datetime.date.today().isoformat()
+    device = gpu_name()
+    records = []
+    with tempfile.TemporaryDirectory() as work:
+        for n in [int(v) for v in args.sizes.split(",")]:
+            natoms, results = measure(lmp, n, 1 if args.quick else args.repeats, args.quick, work)
+            for algorithm, metric, value, unit in results:
+                records.append(dict(system="sio2-morse", algorithm=algorithm, n_atoms=natoms, metric=metric,
+                                    value=float(f"{value:.5g}"), unit=unit, device=device, date=date))
+                print(f"N={natoms:7d} {algorithm:34s} {value:12.5g} {unit}", flush=True)
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.join(args.out, f"device-{date}")
+    with open(stem + ".json", "w") as f:
+        json.dump(records, f, indent=1)
+    with open(stem + ".md", "w") as f:
+        f.write(f"# Device benchmark, {date}\n\nDevice: {device}. SiO2 Morse (rc 9 A, 0.053679 atoms/A^3, 4000 K), "
+                "simple cubic lattice start. LAMMPS 4Feb2025 + USER-GPUMC, KOKKOS (CUDA), `-k on g 1 -sf kk -pk "
+                "kokkos neigh half newton on`. Median of repeated runs over LAMMPS's loop time.\n\n")
+        f.write("| N | algorithm | value | unit |\n|---|---|---|---|\n")
+        for r in records:
+            f.write(f"| {r['n_atoms']} | {r['algorithm']} | {r['value']:.4g} | {r['unit']} |\n")
+    print(f"wrote {stem}.json and {stem}.md")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,58 @@
+"""Pieces the benchmark scripts share: the benchmark systems and running LAMMPS on them."""
+
+import os
+import re
+import subprocess
+import sys
+
+# LJ melt state (rho* 0.8442, T* 0.85 in the runs), fcc lattice of 4 n^3 atoms, rc 2.5
+LJ_SETUP = """units lj
+atom_style atomic
+lattice fcc 0.8442
+region box block 0 {n} 0 {n} 0 {n}
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0
+"""
+
+# The seed study's SiO2 Morse system on a simple cubic lattice of n^3 sites (0.053679 atoms/A^3),
+# two thirds O (type 2), Morse truncated at 9 A
+SIO2_SETUP = """units metal
+atom_style atomic
+variable a equal (1.0/0.053679)^(1.0/3.0)
+lattice sc $(v_a)
+region box block 0 {n} 0 {n} 0 {n}
+create_box 2 box
+create_atoms 1 box
+set type 1 type/ratio 2 0.6666667 4928
+mass 1 28.0855
+mass 2 15.9994
+pair_style morse 9.0
+pair_coeff 1 1 0.007695 2.0446 3.7598
+pair_coeff 1 2 1.99597 2.6518 1.628
+pair_coeff 2 2 0.023272 1.3731 3.791
+"""
+
+
+def run_lammps(lmp, text, workdir, extra_args=()):
+    """Run an input text with lmp in workdir; its screen output, or exit with it on failure."""
+    path = os.path.join(workdir, "in.bench")
+    with open(path, "w") as f:
+        f.write(text)
+    res = subprocess.run([lmp, "-in", path, "-log", "none", "-nocite", *extra_args], capture_output=True, text=True,
+                         cwd=workdir)
+    if res.returncode != 0:
+        sys.exit(f"lmp failed:\n{res.stdout[-4000:]}\n{res.stderr[-3000:]}")
+    return res.stdout
+
+
+def loop_time(output):
+    """Seconds of the last run's loop."""
+    return float(re.findall(r"Loop time of ([0-9.eE+-]+) on", output)[-1])
+
+
+def median(values):
+    values = sorted(values)
+    return values[len(values) // 2]

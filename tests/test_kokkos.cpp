@@ -1,0 +1,280 @@
+// The /kk styles (Kokkos engine) on whatever backend LAMMPS's KOKKOS package was built for: a
+// GPU through CUDA, else OpenMP threads. Energies against LAMMPS's compute pe computed by the
+// pair styles' own /kk versions; the device chain against the host chain with the same seed (the
+// same accept/reject sequence); volume moves, Widom insertions and restarts.
+
+#include "lammps_session.h"
+#include "virial.h"
+
+#include "fmt/format.h"
+#include "library.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+namespace {
+
+bool on_gpu()
+{
+  return lammps_config_accelerator("KOKKOS", "api", "cuda") || lammps_config_accelerator("KOKKOS", "api", "hip") ||
+      lammps_config_accelerator("KOKKOS", "api", "sycl");
+}
+
+// Kokkos on, and the /kk styles chosen by the suffix.
+std::vector<std::string> kokkos_args(bool suffix)
+{
+  std::vector<std::string> a = {"-k", "on"};
+  if (on_gpu()) {
+    a.insert(a.end(), {"g", "1"});
+  } else {
+    a.insert(a.end(), {"t", "2"});
+  }
+  if (suffix) a.insert(a.end(), {"-sf", "kk"});
+  a.insert(a.end(), {"-pk", "kokkos", "neigh", "half", "newton", "on"});
+  return a;
+}
+
+const char *LJ_MIX = "units lj\natom_style atomic\nregion box block 0 9 0 9.9 0 8.1\ncreate_box 3 box\n"
+                     "create_atoms 1 random 210 101 NULL overlap 0.85 maxtry 200\n"
+                     "set group all type/ratio 3 0.3 5\nset type 1 type/ratio 2 0.4 6\nmass * 1.0\n"
+                     "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.7 1.2 2.2\n"
+                     "pair_coeff 3 3 0.4 0.9 1.8\npair_coeff 1 2 0.5 1.1 2.4\n{}thermo_modify norm no\n";
+
+const char *SIO2 = "units metal\natom_style atomic\nvariable a equal (1.0/0.053679)^(1.0/3.0)\nlattice sc $(v_a)\n"
+                   "region box block 0 9 0 9 0 9\ncreate_box 2 box\ncreate_atoms 1 box\n"
+                   "set type 1 type/ratio 2 0.6666667 4928\nmass 1 28.0855\nmass 2 15.9994\n"
+                   "pair_style morse 9.0\npair_coeff 1 1 0.007695 2.0446 3.7598\n"
+                   "pair_coeff 1 2 1.99597 2.6518 1.628\npair_coeff 2 2 0.023272 1.3731 3.791\n{}"
+                   "thermo_modify norm no\n";
+
+struct State {
+  std::vector<double> x, box, fix;
+  std::vector<int> image;
+};
+
+State capture(LammpsSession &s, int nvec = 14)
+{
+  State st;
+  st.x = s.positions_by_id();
+  st.box = s.box();
+  st.image = s.images_by_id();
+  for (int i = 0; i < nvec; i++) st.fix.push_back(s.fix_vector("mc", i));
+  return st;
+}
+
+double max_difference(const std::vector<double> &a, const std::vector<double> &b)
+{
+  double m = 0.0;
+  for (size_t k = 0; k < a.size(); k++) m = std::max(m, std::fabs(a[k] - b[k]));
+  return m;
+}
+
+}    // namespace
+
+TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
+{
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"lj", fmt::format(LJ_MIX, "")},
+      {"lj shift", fmt::format(LJ_MIX, "pair_modify shift yes\n")},
+      {"lj tail", fmt::format(LJ_MIX, "pair_modify tail yes\n")},
+      {"morse sio2", fmt::format(SIO2, "")},
+      {"morse sio2 shift", fmt::format(SIO2, "pair_modify shift yes\n")},
+  };
+  for (const auto &c : cases) {
+    for (const char *fix : {"gpumc/nvt 2 {} 4711", "gpumc/npt 2 {} 1.0 4711"}) {
+      LammpsSession s(kokkos_args(true));
+      s.cmd(c.second);
+      const bool metal = c.first.rfind("morse", 0) == 0;
+      // LAMMPS 4Feb2025's morse/kk ignores pair_modify shift (lammps/lammps#5182): there the
+      // reference is LAMMPS's plain morse, switched in for one evaluation
+      const bool plain_reference = c.first == "morse sio2 shift";
+      auto reference_pe = [&]() {
+        if (!plain_reference) return s.thermo("pe");
+        s.cmd("suffix off\npair_style morse 9.0\npair_coeff 1 1 0.007695 2.0446 3.7598\n"
+              "pair_coeff 1 2 1.99597 2.6518 1.628\npair_coeff 2 2 0.023272 1.3731 3.791\npair_modify shift yes\n"
+              "run 0 post no");
+        const double pe = s.thermo("pe");
+        s.cmd("suffix on\npair_style morse 9.0\npair_coeff 1 1 0.007695 2.0446 3.7598\n"
+              "pair_coeff 1 2 1.99597 2.6518 1.628\npair_coeff 2 2 0.023272 1.3731 3.791\npair_modify shift yes");
+        return pe;
+      };
+      s.cmd("fix mc all " + fmt::format(fix, metal ? "4000.0" : "1.5") + "\nrun 0");
+      const double e0 = s.fix_scalar("mc"), pe = reference_pe();
+      EXPECT_NEAR(e0, pe, 1e-10 * std::fabs(pe)) << c.first << " " << fix;
+      s.cmd("thermo 5\nrun 10");
+      const double e1 = s.fix_scalar("mc"), pe2 = reference_pe();
+      EXPECT_NE(pe2, pe);
+      EXPECT_NEAR(e1, pe2, 1e-10 * std::fabs(pe2)) << c.first << " " << fix;
+      EXPECT_GT(s.fix_vector("mc", 1), 0.0);
+    }
+  }
+}
+
+// The strictly sequential device chain makes the same decisions as the host chain with the
+// same seed: the same proposals (shared counter-based random numbers and proposal code), the same
+// energies up to round-off in the order of the sums.
+TEST(Kokkos, SameChainAsTheHostStyle)
+{
+  struct Case {
+    std::string name, setup, style, args;
+    int steps;
+  };
+  const std::string lj = fmt::format(LJ_MIX, ""), sio2 = fmt::format(SIO2, "");
+  const Case cases[] = {
+      {"lj nvt", lj, "gpumc/nvt", "10 1.2 777 tune no displace 0.2", 10},           // 21000 moves
+      {"sio2 nvt", sio2, "gpumc/nvt", "2 4000.0 778 tune no displace 0.3", 2},      // 2916 moves
+      {"lj npt tail", lj + "pair_modify tail yes\n", "gpumc/npt", "5 1.2 0.8 779 tune no vmoves 2", 4},
+  };
+  for (const auto &c : cases) {
+    State host, device;
+    for (int kk = 0; kk < 2; kk++) {
+      // the same Kokkos run in both; the host style (suffix off for the fix) is the reference
+      LammpsSession s(kokkos_args(true));
+      s.cmd(c.setup + fmt::format("{}fix mc all {} {}\nsuffix on\nrun {}", kk ? "" : "suffix off\n", c.style, c.args,
+                                  c.steps));
+      (kk ? device : host) = capture(s);
+    }
+    SCOPED_TRACE(c.name);
+    EXPECT_GT(host.fix[0], 2000.0);
+    EXPECT_EQ(host.fix[0], device.fix[0]);    // trials
+    EXPECT_EQ(host.fix[1], device.fix[1]);    // acceptances: the same decisions
+    EXPECT_EQ(host.fix[9], device.fix[9]);    // volume acceptances
+    EXPECT_EQ(host.image, device.image);
+    EXPECT_LT(max_difference(host.x, device.x), 1e-9);
+    EXPECT_LT(max_difference(host.box, device.box), 1e-9);
+    EXPECT_NEAR(host.fix[5], device.fix[5], 1e-9 * std::fabs(host.fix[5]));    // energy
+    std::printf("%s: %.0f trials, %.0f accepted on both; largest position difference %.2e\n", c.name.c_str(),
+                host.fix[0], host.fix[1], max_difference(host.x, device.x));
+  }
+}
+
+// Strong compression: the device chain has to stop, regrid (cells too narrow) and resume, and
+// it still follows the host chain.
+TEST(Kokkos, CompressionRegridsWithoutChangingTheChain)
+{
+  const std::string setup = "units lj\natom_style atomic\nregion box block 0 20 0 20 0 20\ncreate_box 1 box\n"
+                            "create_atoms 1 random 300 9 NULL overlap 1.0\nmass 1 1.0\npair_style lj/cut 2.5\n"
+                            "pair_coeff 1 1 1.0 1.0\nthermo_modify norm no\n";
+  State host, device;
+  for (int kk = 0; kk < 2; kk++) {
+    LammpsSession s(kokkos_args(true));
+    s.cmd(setup + fmt::format("{}fix mc all gpumc/npt 2 1.5 3.0 4242 tune no vmoves 10 vstep 0.3\nsuffix on\nrun 15",
+                              kk ? "" : "suffix off\n"));
+    (kk ? device : host) = capture(s);
+  }
+  EXPECT_LT(host.box[1] - host.box[0], 12.0);    // compressed well past the initial grid
+  EXPECT_EQ(host.fix[1], device.fix[1]);
+  EXPECT_EQ(host.fix[9], device.fix[9]);
+  EXPECT_LT(max_difference(host.x, device.x), 1e-9);
+}
+
+// Cells without spare room: moves into a full cell stop the chain, which makes room and resumes
+// (GPUMC_CELL_SLACK=0 is a test hook); the chain is still the host chain.
+TEST(Kokkos, FullCellsGrowWithoutChangingTheChain)
+{
+  const std::string setup = fmt::format(LJ_MIX, "");
+  State host, device;
+  for (int kk = 0; kk < 2; kk++) {
+    setenv("GPUMC_CELL_SLACK", "0", 1);
+    LammpsSession s(kokkos_args(true));
+    s.cmd(setup + fmt::format("{}fix mc all gpumc/nvt 5 1.2 515 tune no displace 0.4\nsuffix on\nrun 4",
+                              kk ? "" : "suffix off\n"));
+    (kk ? device : host) = capture(s);
+    unsetenv("GPUMC_CELL_SLACK");
+  }
+  EXPECT_EQ(host.fix[1], device.fix[1]);
+  EXPECT_LT(max_difference(host.x, device.x), 1e-9);
+}
+
+TEST(Kokkos, IdealGasVolumeLogV)
+{
+  const int natoms = 20;
+  const double P = 0.021;
+  LammpsSession s(kokkos_args(true));
+  s.cmd(fmt::format("units lj\natom_style atomic\nregion box block 0 10 0 10 0 10\ncreate_box 1 box\n"
+                    "create_atoms 1 random {} 5 NULL\nmass 1 1.0\npair_style lj/cut 0.5\npair_coeff 1 1 0.0 1.0\n"
+                    "fix mc all gpumc/npt 1 1.0 {} 31 volume logv vmoves 20 tune 1000\n"
+                    "variable V equal vol\nthermo 100000\nrun 1000\nfix av all ave/time 1 1000 1000 v_V",
+                    natoms, P));
+  Blocks v;
+  for (int b = 0; b < 30; b++) {
+    s.cmd(fmt::format("run 1000 {}", b == 0 ? "post no" : "pre no post no"));
+    v.add(s.fix_scalar("av"));
+  }
+  const double exact = (natoms + 1) / P;
+  std::printf("kk logv: <V> = %.2f +- %.2f (exact %.2f)\n", v.mean(), v.standard_error(), exact);
+  EXPECT_NEAR(v.mean(), exact, 4.0 * v.standard_error());
+  EXPECT_LT(v.standard_error(), 0.015 * exact);
+}
+
+TEST(Kokkos, WidomIdealGasAndDiluteGas)
+{
+  {
+    LammpsSession s(kokkos_args(true));
+    s.cmd("units lj\natom_style atomic\nregion box block 0 8 0 8 0 8\ncreate_box 2 box\n"
+          "create_atoms 1 random 200 5 NULL\ncreate_atoms 2 random 100 6 NULL\nmass * 1.0\n"
+          "pair_style lj/cut 2.5\npair_coeff * * 0.0 1.0\ncompute w all widom 2 5000 1.3 77\n"
+          "thermo_style custom step c_w[2]\nrun 0");
+    EXPECT_EQ(s.compute_vector("w", 1), 0.0);
+    EXPECT_EQ(s.compute_vector("w", 3), 1.0);
+    EXPECT_GE(s.compute_vector("w", 4), 5000.0);
+  }
+  const int natoms = 100;
+  const double rho = 0.005, T = 2.0, rc = 3.0, L = std::cbrt(natoms / rho);
+  LammpsSession s(kokkos_args(true));
+  s.cmd(fmt::format("units lj\natom_style atomic\nregion box block 0 {0} 0 {0} 0 {0}\ncreate_box 1 box\n"
+                    "create_atoms 1 random {1} 8 NULL overlap 1.0\nmass 1 1.0\npair_style lj/cut {2}\n"
+                    "pair_coeff 1 1 1.0 1.0\nfix mc all gpumc/nvt 2 {3} 13\nthermo 100000\nrun 200\n"
+                    "compute w all widom 1 100000 {3} 21\nthermo_style custom step c_w[2] c_w[3]\nthermo 5\nrun 400",
+                    L, natoms, rc, T));
+  const auto mayer = virial::lj_mayer(1.0 / T, rc);
+  const double rho_actual = natoms / (L * L * L);
+  const double expected =
+      (2.0 * virial::b2(mayer, rc) * rho_actual + 1.5 * virial::b3(mayer, rc) * rho_actual * rho_actual) * T;
+  const double mu = s.compute_vector("w", 1), err = s.compute_vector("w", 2);
+  std::printf("kk dilute LJ: mu_ex = %.6f +- %.6f, virial %.6f\n", mu, err, expected);
+  EXPECT_LT(err, 0.02 * std::fabs(expected));
+  EXPECT_NEAR(mu, expected, 4.0 * err);
+}
+
+TEST(Kokkos, RestartContinuesTheIdenticalChain)
+{
+  const std::string file = testing::TempDir() + "gpumc_kk_restart.bin";
+  const std::string setup = fmt::format(LJ_MIX, "pair_modify tail yes\n");
+  for (const char *fix : {"gpumc/nvt/kk 10 1.2 5 tune 5", "gpumc/npt/kk 10 1.2 1.0 5 check 3 tune 5"}) {
+    const std::string fixline = fmt::format("fix mc all {}\n", fix);
+    State whole, split;
+    {
+      LammpsSession s(kokkos_args(true));
+      s.cmd(setup + fixline + "run 20");
+      whole = capture(s);
+    }
+    {
+      LammpsSession s(kokkos_args(true));
+      s.cmd(setup + fixline + "run 10\nwrite_restart " + file);
+    }
+    {
+      LammpsSession s(kokkos_args(true));
+      s.cmd("read_restart " + file + "\n" + fixline + "run 10");
+      split = capture(s);
+    }
+    std::remove(file.c_str());
+    SCOPED_TRACE(fix);
+    EXPECT_EQ(whole.x, split.x);
+    EXPECT_EQ(whole.box, split.box);
+    EXPECT_EQ(whole.fix, split.fix);
+  }
+}
+
+TEST(Kokkos, NonConsecutiveAtomIdsAreRefused)
+{
+  LammpsSession s(kokkos_args(true));
+  s.cmd(fmt::format(LJ_MIX, "") + "group gone id 5\ndelete_atoms group gone compress no\n");
+  const std::string err = s.error_of("fix mc all gpumc/nvt 1 1.0 5\nrun 0");
+  EXPECT_NE(err.find("requires consecutive atom IDs"), std::string::npos) << err;
+}
