@@ -27,8 +27,72 @@ namespace GPUMC {
       lmp->error->all(FLERR, "{} requires consecutive atom IDs 1..N (use reset_atoms id)", who);
   }
 
+  // Kernels of the configuration copies, as functors (like the KOKKOS package's own kernels:
+  // nvcc's wrappers of device lambdas in class templates misbehave on the host).
+  template <class DeviceType>
+  struct GatherFunctor {
+    using AT = ArrayTypes<DeviceType>;
+    typename AT::t_x_array x_lmp;
+    typename AT::t_tagint_1d tag;
+    typename AT::t_int_1d type_lmp;
+    Kokkos::View<double *[3], DeviceType> x;
+    Kokkos::View<int *, DeviceType> type, local;
+    KOKKOS_INLINE_FUNCTION void operator()(const int i) const
+    {
+      const int id = (int) tag(i) - 1;
+      for (int d = 0; d < 3; d++) x(id, d) = x_lmp(i, d);
+      type(id) = type_lmp(i);
+      local(id) = i;
+    }
+  };
+
+  // Atoms (by ID - 1) of a group in ID order: counted, then listed by a prefix sum.
+  template <class DeviceType>
+  struct GroupListFunctor {
+    using AT = ArrayTypes<DeviceType>;
+    struct TagCount {};
+    struct TagList {};
+    typename AT::t_int_1d mask;
+    Kokkos::View<int *, DeviceType> local, mobile;
+    int groupbit;
+    KOKKOS_INLINE_FUNCTION void operator()(TagCount, const int id, int &n) const
+    {
+      n += (mask(local(id)) & groupbit) ? 1 : 0;
+    }
+    KOKKOS_INLINE_FUNCTION void operator()(TagList, const int id, int &offset, const bool final) const
+    {
+      const bool in = (mask(local(id)) & groupbit) != 0;
+      if (final && in) mobile(offset) = id;
+      offset += in ? 1 : 0;
+    }
+  };
+
+  template <class DeviceType>
+  struct ScatterFunctor {
+    using AT = ArrayTypes<DeviceType>;
+    typename AT::t_x_array x_lmp;
+    typename AT::t_imageint_1d image;
+    Kokkos::View<int *, DeviceType> local;
+    Kokkos::View<double *[3], DeviceType> pos;
+    Kokkos::View<int *[3], DeviceType> shift;
+    KOKKOS_INLINE_FUNCTION void operator()(const int id) const
+    {
+      const int i = local(id);
+      for (int d = 0; d < 3; d++) x_lmp(i, d) = pos(id, d);
+      if (shift(id, 0) || shift(id, 1) || shift(id, 2)) {
+        const imageint img = image(i);
+        const imageint xbox = (img & IMGMASK) - IMGMAX + shift(id, 0);
+        const imageint ybox = (img >> IMGBITS & IMGMASK) - IMGMAX + shift(id, 1);
+        const imageint zbox = (img >> IMG2BITS) - IMGMAX + shift(id, 2);
+        image(i) = ((imageint) (xbox + IMGMAX) & IMGMASK) | (((imageint) (ybox + IMGMAX) & IMGMASK) << IMGBITS) |
+            (((imageint) (zbox + IMGMAX) & IMGMASK) << IMG2BITS);
+      }
+    }
+  };
+
   template <class DeviceType>
   struct KokkosConfiguration {
+    using ExecSpace = typename DeviceType::execution_space;
     Kokkos::View<double *[3], DeviceType> x;     // by atom ID - 1
     Kokkos::View<int *, DeviceType> type;
     Kokkos::View<int *, DeviceType> local;       // LAMMPS local index of each atom
@@ -39,60 +103,29 @@ namespace GPUMC {
     {
       auto *atomKK = (AtomKokkos *) lmp->atom;
       const int n = atomKK->nlocal;
-      auto k_x = atomKK->k_x.view<DeviceType>();
-      auto k_tag = atomKK->k_tag.view<DeviceType>();
-      auto k_type = atomKK->k_type.view<DeviceType>();
-      auto k_mask = atomKK->k_mask.view<DeviceType>();
       x = Kokkos::View<double *[3], DeviceType>("gpumc:x", n);
       type = Kokkos::View<int *, DeviceType>("gpumc:type", n);
       local = Kokkos::View<int *, DeviceType>("gpumc:local", n);
-      auto vx = x;
-      auto vtype = type;
-      auto vlocal = local;
-      Kokkos::parallel_for(
-          "gpumc:gather", Kokkos::RangePolicy<typename DeviceType::execution_space>(0, n), KOKKOS_LAMBDA(const int i) {
-            const int id = (int) k_tag(i) - 1;
-            for (int d = 0; d < 3; d++) vx(id, d) = k_x(i, d);
-            vtype(id) = k_type(i);
-            vlocal(id) = i;
-          });
-      // the group's atoms in ID order, by a prefix sum (deterministic)
+      GatherFunctor<DeviceType> g{atomKK->k_x.view<DeviceType>(), atomKK->k_tag.view<DeviceType>(),
+                                  atomKK->k_type.view<DeviceType>(), x, type, local};
+      Kokkos::parallel_for("gpumc:gather", Kokkos::RangePolicy<ExecSpace>(0, n), g);
+      using L = GroupListFunctor<DeviceType>;
+      L list{atomKK->k_mask.view<DeviceType>(), local, mobile, groupbit};
       int nmobile = 0;
-      Kokkos::parallel_reduce(
-          "gpumc:count_group", Kokkos::RangePolicy<typename DeviceType::execution_space>(0, n),
-          KOKKOS_LAMBDA(const int id, int &c) { c += (k_mask(vlocal(id)) & groupbit) ? 1 : 0; }, nmobile);
+      Kokkos::parallel_reduce("gpumc:count_group", Kokkos::RangePolicy<ExecSpace, typename L::TagCount>(0, n), list,
+                              nmobile);
       mobile = Kokkos::View<int *, DeviceType>("gpumc:mobile", nmobile);
-      auto vmobile = mobile;
-      Kokkos::parallel_scan(
-          "gpumc:list_group", Kokkos::RangePolicy<typename DeviceType::execution_space>(0, n),
-          KOKKOS_LAMBDA(const int id, int &offset, const bool final) {
-            const bool in = (k_mask(vlocal(id)) & groupbit) != 0;
-            if (final && in) vmobile(offset) = id;
-            offset += in ? 1 : 0;
-          });
+      list.mobile = mobile;
+      Kokkos::parallel_scan("gpumc:list_group", Kokkos::RangePolicy<ExecSpace, typename L::TagList>(0, n), list);
     }
 
     // Positions and image flags back into atomKK's device views; the caller marks them modified.
     void scatter(LAMMPS *lmp, Kokkos::View<double *[3], DeviceType> pos, Kokkos::View<int *[3], DeviceType> shift)
     {
       auto *atomKK = (AtomKokkos *) lmp->atom;
-      auto k_x = atomKK->k_x.view<DeviceType>();
-      auto k_image = atomKK->k_image.view<DeviceType>();
-      auto vlocal = local;
-      Kokkos::parallel_for(
-          "gpumc:scatter", Kokkos::RangePolicy<typename DeviceType::execution_space>(0, (int) local.extent(0)),
-          KOKKOS_LAMBDA(const int id) {
-            const int i = vlocal(id);
-            for (int d = 0; d < 3; d++) k_x(i, d) = pos(id, d);
-            if (shift(id, 0) || shift(id, 1) || shift(id, 2)) {
-              const imageint img = k_image(i);
-              const imageint xbox = (img & IMGMASK) - IMGMAX + shift(id, 0);
-              const imageint ybox = (img >> IMGBITS & IMGMASK) - IMGMAX + shift(id, 1);
-              const imageint zbox = (img >> IMG2BITS) - IMGMAX + shift(id, 2);
-              k_image(i) = ((imageint) (xbox + IMGMAX) & IMGMASK) | (((imageint) (ybox + IMGMAX) & IMGMASK) << IMGBITS) |
-                  (((imageint) (zbox + IMGMAX) & IMGMASK) << IMG2BITS);
-            }
-          });
+      ScatterFunctor<DeviceType> f{atomKK->k_x.view<DeviceType>(), atomKK->k_image.view<DeviceType>(), local, pos,
+                                   shift};
+      Kokkos::parallel_for("gpumc:scatter", Kokkos::RangePolicy<ExecSpace>(0, (int) local.extent(0)), f);
     }
   };
 
