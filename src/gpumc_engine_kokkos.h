@@ -235,14 +235,18 @@ struct FingerprintFunctor {
 };
 
 // Pair energy of the whole system, each pair once (from the atom with the smaller ID), of the
-// current positions or of a volume trial's (then skipped unless the trial is active).
+// current positions or of a volume trial's (then skipped unless the trial is active). Work item
+// idx is one layer (along z) of atom idx / LAYERS's window: five times as many threads as atoms,
+// which a GPU needs to hide the latency of walking the cells.
 template <class DeviceType>
 struct PairEnergyFunctor {
+  static constexpr int LAYERS = 2 * REACH + 1;
   CellData<DeviceType> c;
   bool trial;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, double &acc) const
+  KOKKOS_INLINE_FUNCTION void operator()(const int idx, double &acc) const
   {
     if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
+    const int i = idx / LAYERS, kz = idx % LAYERS;
     const double *px = trial ? c.tx.data() : c.sx.data();
     const double *py = trial ? c.ty.data() : c.sy.data();
     const double *pz = trial ? c.tz.data() : c.sz.data();
@@ -255,18 +259,27 @@ struct PairEnergyFunctor {
     const int itype = c.type(i);
     const PairCoeff *row = c.coeff.data() + itype * c.nt1;
     const double cutsq = c.row_cutsq(itype);
-    const int nw[3] = {2 * REACH + 1, 2 * REACH + 1, 2 * REACH + 1};
+    int cz;
+    double shz;
+    window_cell(c.g.n[2], len[2], c0[2], kz, cz, shz);
     double e = 0.0;
-    for (int w = 0; w < nw[0] * nw[1] * nw[2]; w++) {
-      double sh[3];
-      const int wc = window_cell_flat(c.g, len, c0, nw, w, sh);
-      const int base = wc * c.g.cap;
-      for (int s = 0; s < c.count(wc); s++) {
-        const int k = base + s;
-        if (c.sid(k) <= i) continue;
-        const double dx = p[0] - px[k] - sh[0], dy = p[1] - py[k] - sh[1], dz = p[2] - pz[k] - sh[2];
-        const double rsq = dx * dx + dy * dy + dz * dz;
-        if (rsq < cutsq) e += pair_energy(row[c.stype(k)], rsq);
+    for (int ky = 0; ky < LAYERS; ky++) {
+      int cy;
+      double shy;
+      window_cell(c.g.n[1], len[1], c0[1], ky, cy, shy);
+      for (int kx = 0; kx < LAYERS; kx++) {
+        int cx;
+        double shx;
+        window_cell(c.g.n[0], len[0], c0[0], kx, cx, shx);
+        const int wc = (cz * c.g.n[1] + cy) * c.g.n[0] + cx;
+        const int base = wc * c.g.cap;
+        for (int s = 0; s < c.count(wc); s++) {
+          const int k = base + s;
+          if (c.sid(k) <= i) continue;
+          const double dx = p[0] - px[k] - shx, dy = p[1] - py[k] - shy, dz = p[2] - pz[k] - shz;
+          const double rsq = dx * dx + dy * dy + dz * dz;
+          if (rsq < cutsq) e += pair_energy(row[c.stype(k)], rsq);
+        }
       }
     }
     acc += e;
@@ -696,7 +709,8 @@ class DeviceSystem {
     double lo[3], len[3];
     fetch_box(lo, len);
     double e = 0.0;
-    Kokkos::parallel_reduce("gpumc:pair_energy", Kokkos::RangePolicy<ExecSpace>(0, natoms_),
+    Kokkos::parallel_reduce("gpumc:pair_energy",
+                            Kokkos::RangePolicy<ExecSpace>(0, natoms_ * kk::PairEnergyFunctor<DeviceType>::LAYERS),
                             kk::PairEnergyFunctor<DeviceType>{c_, false}, e);
     e += tail_energy(len[0] * len[1] * len[2]);
     if (store) set_running_energy(e);
@@ -948,7 +962,8 @@ class DeviceSystem {
     Kokkos::parallel_for("gpumc:volume_propose", Kokkos::RangePolicy<ExecSpace, typename F::TagPropose>(0, 1), f);
     Kokkos::parallel_for("gpumc:volume_scale", Kokkos::RangePolicy<ExecSpace, typename F::TagScale>(0, nslots), f);
     // pair energy of the trial configuration, into device memory (skipped for inactive trials)
-    Kokkos::parallel_reduce("gpumc:volume_energy", Kokkos::RangePolicy<ExecSpace>(0, natoms_),
+    Kokkos::parallel_reduce("gpumc:volume_energy",
+                            Kokkos::RangePolicy<ExecSpace>(0, natoms_ * kk::PairEnergyFunctor<DeviceType>::LAYERS),
                             kk::PairEnergyFunctor<DeviceType>{c_, true},
                             Kokkos::subview(c_.scalar, (int) DS_TRIAL_ENERGY));
     Kokkos::parallel_for("gpumc:volume_accept", Kokkos::RangePolicy<ExecSpace, typename F::TagAccept>(0, 1), f);

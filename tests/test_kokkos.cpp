@@ -202,14 +202,14 @@ TEST(Kokkos, IdealGasVolumeLogV)
                     "variable V equal vol\nthermo 100000\nrun 1000\nfix av all ave/time 1 1000 1000 v_V",
                     natoms, P));
   Blocks v;
-  for (int b = 0; b < 30; b++) {
+  for (int b = 0; b < 15; b++) {    // on a GPU each volume trial of 20 atoms costs kernel launches
     s.cmd(fmt::format("run 1000 {}", b == 0 ? "post no" : "pre no post no"));
     v.add(s.fix_scalar("av"));
   }
   const double exact = (natoms + 1) / P;
   std::printf("kk logv: <V> = %.2f +- %.2f (exact %.2f)\n", v.mean(), v.standard_error(), exact);
   EXPECT_NEAR(v.mean(), exact, 4.0 * v.standard_error());
-  EXPECT_LT(v.standard_error(), 0.015 * exact);
+  EXPECT_LT(v.standard_error(), 0.02 * exact);
 }
 
 TEST(Kokkos, WidomIdealGasAndDiluteGas)
