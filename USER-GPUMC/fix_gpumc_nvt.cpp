@@ -22,6 +22,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <stdexcept>
 
 using namespace LAMMPS_NS;
 using namespace FixConst;
@@ -40,7 +41,7 @@ FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg) : FixGpumcNVT(lmp, n
 FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg, bool with_volume_moves) :
     Fix(lmp, narg, arg), npt(with_volume_moves), nsweeps(0), temperature(0.0), pressure(0.0), seed(0),
     target(0.5), vtarget(0.5), tune_until(TUNE_FIRST_RUN), check_every(DEFAULT_CHECK_SWEEPS),
-    volume_scheme(gpumc::VOLUME_LOGV), vmoves(1), team_size(0), dmax(-1.0), vstep(-1.0), energy(0.0), last_drift(0.0),
+    volume_scheme(gpumc::VOLUME_LOGV), vmoves(1), team_size(0), algorithm(ALGORITHM_SEQUENTIAL), dmax(-1.0), vstep(-1.0), energy(0.0), last_drift(0.0),
     max_drift(0.0), last_ratio(0.0), last_vratio(0.0), trans_trials(0), trans_accepted(0), vol_trials(0),
     vol_accepted(0), total_sweeps(0), fingerprint(0), beta(0.0), pressure_energy(0.0)
 {
@@ -121,6 +122,13 @@ void FixGpumcNVT::parse(int narg, char **arg)
     } else if (kw == "team") {
       team_size = utils::inumeric(FLERR, val, false, lmp);
       if (team_size < 0) error->all(FLERR, "{}: team must be >= 0", who);
+    } else if (kw == "algorithm") {
+      if (strcmp(val, "sequential") == 0)
+        algorithm = ALGORITHM_SEQUENTIAL;
+      else if (strcmp(val, "checkerboard") == 0)
+        algorithm = ALGORITHM_CHECKERBOARD;
+      else
+        error->all(FLERR, "{}: algorithm takes sequential or checkerboard, not {}", who, val);
     } else if (npt && kw == "volume") {
       if (strcmp(val, "logv") == 0)
         volume_scheme = gpumc::VOLUME_LOGV;
@@ -169,6 +177,13 @@ void FixGpumcNVT::init()
     if (box.len[d] < 2.0 * table->cut_max)
       error->all(FLERR, "{}: box side {} is shorter than twice the largest pair cutoff {}", who, box.len[d],
                  table->cut_max);
+  if (algorithm == ALGORITHM_CHECKERBOARD)
+    for (int d = 0; d < 3; d++)
+      if (gpumc::checker_cells(box.len[d], gpumc::checker_min_width(table->cut_max)) < 2)
+        error->all(FLERR,
+                   "{}: box side {} is too short for algorithm checkerboard: it must hold two cells at least as "
+                   "wide as the largest pair cutoff {}; use algorithm sequential",
+                   who, box.len[d], table->cut_max);
   if (group->count(igroup) == 0) error->all(FLERR, "{}: group {} has no atoms", who, group->names[igroup]);
 
   beta = 1.0 / (force->boltz * temperature);
@@ -245,6 +260,12 @@ void FixGpumcNVT::run_invocation()
 
   const gpumc::CounterRNG trans_rng(seed, gpumc::RNG_TRANSLATION);
   const gpumc::CounterRNG vol_rng(seed, gpumc::RNG_VOLUME);
+  const gpumc::CounterRNG checker_rng(seed, gpumc::RNG_CHECKERBOARD);
+  std::vector<char> mobile_flag;
+  if (algorithm == ALGORITHM_CHECKERBOARD) {
+    mobile_flag.assign(conf.type.size(), 0);
+    for (int i : mobile) mobile_flag[i] = 1;
+  }
   gpumc::VolumeMoveParams vp;
   vp.scheme = volume_scheme;
   vp.step = vstep;
@@ -254,8 +275,17 @@ void FixGpumcNVT::run_invocation()
   uint64_t trials = 0, accepted = 0, vtrials = 0, vaccepted = 0;
   bool box_changed = false;
   for (bigint s = 0; s < nsweeps; s++) {
-    const auto counts = gpumc::translation_moves(sys, mobile, beta, dmax, trans_rng, trans_trials + trials,
-                                                 mobile.size(), energy);
+    gpumc::MoveCounts counts;
+    if (algorithm == ALGORITHM_CHECKERBOARD) {
+      try {
+        counts = gpumc::checkerboard_sweep(sys, mobile_flag, beta, dmax, checker_rng, total_sweeps, energy);
+      } catch (std::runtime_error &e) {
+        error->one(FLERR, "{}: {}", style_name(), e.what());
+      }
+    } else {
+      counts = gpumc::translation_moves(sys, mobile, beta, dmax, trans_rng, trans_trials + trials, mobile.size(),
+                                        energy);
+    }
     trials += counts.trials;
     accepted += counts.accepted;
     if (npt)

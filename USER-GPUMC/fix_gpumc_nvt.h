@@ -26,6 +26,8 @@ namespace LAMMPS_NS {
 
 class FixGpumcNVT : public Fix {
  public:
+  enum { ALGORITHM_SEQUENTIAL = 0, ALGORITHM_CHECKERBOARD = 1 };
+
   FixGpumcNVT(class LAMMPS *, int, char **);
   ~FixGpumcNVT() override;
   int setmask() override;
@@ -54,6 +56,7 @@ class FixGpumcNVT : public Fix {
   int volume_scheme;       // gpumc::VolumeScheme
   int vmoves;              // volume trials per sweep
   int team_size;           // threads cooperating on one trial move (/kk styles; 0 = default)
+  int algorithm;           // ALGORITHM_SEQUENTIAL or ALGORITHM_CHECKERBOARD
 
   // chain state (all of it in the restart file)
   double dmax;             // max displacement per coordinate

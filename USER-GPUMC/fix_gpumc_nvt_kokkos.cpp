@@ -10,6 +10,8 @@
 #include "error.h"
 #include "update.h"
 
+#include <stdexcept>
+
 using namespace LAMMPS_NS;
 
 template <class DeviceType>
@@ -73,13 +75,25 @@ void FixGpumcNVTKokkos<DeviceType>::run_invocation()
 
   const gpumc::CounterRNG trans_rng(seed, gpumc::RNG_TRANSLATION);
   const gpumc::CounterRNG vol_rng(seed, gpumc::RNG_VOLUME);
+  const gpumc::CounterRNG checker_rng(seed, gpumc::RNG_CHECKERBOARD);
+  const bool checkerboard = algorithm == ALGORITHM_CHECKERBOARD;
   const uint64_t nmobile = conf.mobile.extent(0);
   const int nvol = npt ? vmoves : 0;
   uint64_t trials = 0, vtrials = 0;
   for (bigint s = 0; s < nsweeps; s++) {
-    engine->sweep(conf.mobile, beta, dmax, trans_rng, trans_trials + trials, nmobile, nvol, volume_scheme, vstep,
-                  pressure_energy, vol_rng, vol_trials + vtrials);
-    trials += nmobile;
+    if (checkerboard) {
+      try {
+        engine->checkerboard_sweep(conf.mobile, beta, dmax, checker_rng, total_sweeps);
+      } catch (std::runtime_error &e) {
+        error->one(FLERR, "{}: {}", style_name(), e.what());
+      }
+    }
+    // the sequential chain's translations, or only the volume trials after a checkerboard sweep
+    const uint64_t nseq = checkerboard ? 0 : nmobile;
+    if (nseq > 0 || nvol > 0)
+      engine->sweep(conf.mobile, beta, dmax, trans_rng, trans_trials + trials, nseq, nvol, volume_scheme, vstep,
+                    pressure_energy, vol_rng, vol_trials + vtrials);
+    trials += nseq;
     vtrials += nvol;
     total_sweeps++;
     if (check_due()) {
@@ -89,6 +103,7 @@ void FixGpumcNVTKokkos<DeviceType>::run_invocation()
     }
   }
   energy = engine->running_energy();
+  if (checkerboard) trials = engine->counter(gpumc::DC_CHECKER_TRIALS);
   const uint64_t accepted = engine->counter(gpumc::DC_TRANS_ACCEPTED);
   const uint64_t vaccepted = engine->counter(gpumc::DC_VOL_ACCEPTED);
 

@@ -20,6 +20,7 @@
 // lambdas defined in class templates crash on the host (a call through a null pointer).
 #pragma once
 
+#include "gpumc_checkerboard.h"
 #include "gpumc_moves.h"
 #include "gpumc_pair_potential.h"
 #include "gpumc_rng.h"
@@ -59,7 +60,8 @@ enum DeviceCounter : int {
   DC_STOP_KIND = 4,        // 0: translation, 1: volume
   DC_TRIAL_ACTIVE = 5,     // the current volume trial is inside the allowed region
   DC_TRIAL_ACCEPTED = 6,   // the current volume trial was accepted
-  DC_COUNT = 7
+  DC_CHECKER_TRIALS = 7,   // translation trials of checkerboard sweeps
+  DC_COUNT = 8
 };
 
 namespace kk {
@@ -632,6 +634,267 @@ struct WidomTiledFunctor {
   }
 };
 
+
+// ---- checkerboard sweeps (gpumc_checkerboard.h) ----
+
+// Atoms of the checkerboard cells: cell_count per cell, cell_atom(cell * cap + s) its atoms in
+// ascending order, and per cell the sums of one sweep.
+template <class DeviceType>
+struct CheckerData {
+  template <class T>
+  using View = Kokkos::View<T, DeviceType>;
+  CheckerGrid g;
+  int cap = 0;
+  View<double *[3]> x;                     // positions in atom order: the truth during a sweep
+  View<int *> mobile;                      // per atom: 1 if in the group
+  View<int *> cell_of, count, atom;
+  View<double *> du;                       // per cell: sum of accepted dU
+  View<long *> accepted, trials;           // per cell
+};
+
+template <class DeviceType>
+struct CheckerBuildFunctor {
+  struct TagCount {};
+  struct TagSizes {};
+  struct TagFill {};
+  struct TagSort {};
+  struct TagMobile {};
+  CheckerData<DeviceType> d;
+  Kokkos::View<int *, DeviceType> mobile_list;
+
+  KOKKOS_INLINE_FUNCTION void operator()(TagMobile, const int k) const { d.mobile(mobile_list(k)) = 1; }
+  KOKKOS_INLINE_FUNCTION void operator()(TagCount, const int i) const
+  {
+    const double p[3] = {d.x(i, 0), d.x(i, 1), d.x(i, 2)};
+    int c[3];
+    double u[3];
+    d.cell_of(i) = checker_cell(d.g, p, c, u);
+    Kokkos::atomic_increment(&d.count(d.cell_of(i)));
+  }
+  // fullest cell and most atoms in the 27 cells around any cell: the sizes of the kernel's arrays
+  KOKKOS_INLINE_FUNCTION void operator()(TagSizes, const int cell, int &fullest, int &window) const
+  {
+    const int c0[3] = {cell % d.g.n[0], (cell / d.g.n[0]) % d.g.n[1], cell / (d.g.n[0] * d.g.n[1])};
+    int n = 0;
+    for (int w = 0; w < 27; w++) {
+      int c[3];
+      const int off[3] = {w % 3 - 1, (w / 3) % 3 - 1, w / 9 - 1};
+      for (int k = 0; k < 3; k++) c[k] = (c0[k] + off[k] + d.g.n[k]) % d.g.n[k];
+      n += d.count((c[2] * d.g.n[1] + c[1]) * d.g.n[0] + c[0]);
+    }
+    fullest = d.count(cell) > fullest ? d.count(cell) : fullest;
+    window = n > window ? n : window;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(TagFill, const int i) const
+  {
+    const int s = Kokkos::atomic_fetch_add(&d.count(d.cell_of(i)), 1);
+    d.atom(d.cell_of(i) * d.cap + s) = i;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(TagSort, const int cell) const
+  {
+    const int base = cell * d.cap, n = d.count(cell);
+    for (int a = 1; a < n; a++) {
+      const int v = d.atom(base + a);
+      int b = a - 1;
+      while (b >= 0 && d.atom(base + b) > v) {
+        d.atom(base + b + 1) = d.atom(base + b);
+        b--;
+      }
+      d.atom(base + b + 1) = v;
+    }
+  }
+};
+
+// The cells of one colour, a team per cell. The team stages the atoms of the 27 cells around its
+// cell in scratch memory, in the cell's own frame (cell offset times width plus the position in
+// the neighbour's frame: exact periodic images whatever the grid shift), its own atoms first in
+// ascending order; then it makes the cell's trial moves one after another, the threads sharing
+// each energy change; then it writes its atoms back. Moves of different cells are independent
+// (gpumc_checkerboard.h), so the result does not depend on the order the teams run in.
+template <class DeviceType>
+struct CheckerboardFunctor {
+  using ExecSpace = typename DeviceType::execution_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  using ScratchD = Kokkos::View<double *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using ScratchI = Kokkos::View<int *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  CheckerData<DeviceType> d;
+  Kokkos::View<PairCoeff *, DeviceType> coeff;
+  Kokkos::View<double *, DeviceType> row_cutsq;
+  Kokkos::View<int *[3], DeviceType> image;
+  Kokkos::View<int *, DeviceType> type;
+  int nt1, colour, window_cap, level;    // level: scratch level (0: on chip; 1 if that is too small)
+  CounterRNG rng;
+  uint64_t sweep;
+  double beta, dmax;
+
+  static size_t scratch_bytes(int window_cap, int cell_cap)
+  {
+    return 3 * ScratchD::shmem_size(window_cap) + ScratchI::shmem_size(window_cap) + ScratchI::shmem_size(28) +
+           3 * ScratchD::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const
+  {
+    const CheckerGrid &g = d.g;
+    int c0[3];
+    const int cell = checker_active_cell(g, colour, tm.league_rank(), c0);
+    const int natoms_in_cell = d.count(cell);
+    const auto &mem = tm.team_scratch(level);
+    ScratchD ux(mem, window_cap), uy(mem, window_cap), uz(mem, window_cap);
+    ScratchI ut(mem, window_cap), offset(mem, 28);
+    ScratchD px(mem, d.cap), py(mem, d.cap), pz(mem, d.cap);
+    ScratchI ix(mem, d.cap), iy(mem, d.cap), iz(mem, d.cap);
+    if (natoms_in_cell == 0) return;
+    // neighbour w = 0 is the cell itself, then the other 26
+    auto neighbour = [&](int w, int off[3]) {
+      const int v = w == 0 ? 13 : (w <= 13 ? w - 1 : w);
+      off[0] = v % 3 - 1;
+      off[1] = (v / 3) % 3 - 1;
+      off[2] = v / 9 - 1;
+      int c[3];
+      for (int k = 0; k < 3; k++) c[k] = (c0[k] + off[k] + g.n[k]) % g.n[k];
+      return (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
+    };
+    Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, 27), [&](const int w, int &part, const bool final) {
+      int off[3];
+      const int n = d.count(neighbour(w, off));
+      if (final) offset(w) = part;
+      part += n;
+      if (final && w == 26) offset(27) = part;
+    });
+    tm.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, 27), [&](const int w) {
+      int off[3];
+      const int nc = neighbour(w, off);
+      for (int s = 0; s < d.count(nc); s++) {
+        const int i = d.atom(nc * d.cap + s), o = offset(w) + s;
+        const double p[3] = {d.x(i, 0), d.x(i, 1), d.x(i, 2)};
+        int c[3];
+        double u[3];
+        checker_cell(g, p, c, u);
+        ux(o) = off[0] * g.w[0] + u[0];
+        uy(o) = off[1] * g.w[1] + u[1];
+        uz(o) = off[2] * g.w[2] + u[2];
+        ut(o) = type(i);
+        if (w == 0) {
+          px(s) = p[0];
+          py(s) = p[1];
+          pz(s) = p[2];
+          ix(s) = iy(s) = iz(s) = 0;
+        }
+      }
+    });
+    tm.team_barrier();
+    const int nstage = offset(27);
+    double du_sum = 0.0;
+    long accepted = 0, trials = 0;
+    for (int k = 0; k < natoms_in_cell; k++) {
+      const CellTranslation t = propose_cell_translation(rng, sweep, cell, k, natoms_in_cell, dmax);
+      const int i = d.atom(cell * d.cap + t.pick);
+      if (!d.mobile(i)) continue;
+      trials++;
+      double p_new[3] = {px(t.pick) + t.disp[0], py(t.pick) + t.disp[1], pz(t.pick) + t.disp[2]};
+      int shift[3] = {0, 0, 0}, cn[3];
+      double u_new[3];
+      wrap_position(p_new, g.lo, g.len, shift);
+      if (checker_cell(g, p_new, cn, u_new) != cell) continue;    // leaves the cell: rejected
+      const double u_old[3] = {ux(t.pick), uy(t.pick), uz(t.pick)};
+      const int itype = ut(t.pick);
+      const PairCoeff *row = coeff.data() + itype * nt1;
+      const double cutsq = row_cutsq(itype);
+      double dU = 0.0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(tm, nstage),
+          [&](const int j, double &acc) {
+            if (j == t.pick) return;
+            const PairCoeff &pc = row[ut(j)];
+            double dx = u_new[0] - ux(j), dy = u_new[1] - uy(j), dz = u_new[2] - uz(j);
+            double rsq = dx * dx + dy * dy + dz * dz;
+            if (rsq < cutsq) acc += pair_energy(pc, rsq);
+            dx = u_old[0] - ux(j);
+            dy = u_old[1] - uy(j);
+            dz = u_old[2] - uz(j);
+            rsq = dx * dx + dy * dy + dz * dz;
+            if (rsq < cutsq) acc -= pair_energy(pc, rsq);
+          },
+          dU);
+      if (accept_cell_translation(rng, sweep, cell, k, beta, dU)) {
+        Kokkos::single(Kokkos::PerTeam(tm), [&]() {
+          ux(t.pick) = u_new[0];
+          uy(t.pick) = u_new[1];
+          uz(t.pick) = u_new[2];
+          px(t.pick) = p_new[0];
+          py(t.pick) = p_new[1];
+          pz(t.pick) = p_new[2];
+          ix(t.pick) += shift[0];
+          iy(t.pick) += shift[1];
+          iz(t.pick) += shift[2];
+        });
+        du_sum += dU;
+        accepted++;
+      }
+      tm.team_barrier();
+    }
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, natoms_in_cell), [&](const int s) {
+      const int i = d.atom(cell * d.cap + s);
+      d.x(i, 0) = px(s);
+      d.x(i, 1) = py(s);
+      d.x(i, 2) = pz(s);
+      image(i, 0) += ix(s);
+      image(i, 1) += iy(s);
+      image(i, 2) += iz(s);
+    });
+    Kokkos::single(Kokkos::PerTeam(tm), [&]() {
+      d.du(cell) = du_sum;
+      d.accepted(cell) = accepted;
+      d.trials(cell) = trials;
+    });
+  }
+};
+
+// A sweep's per-cell sums, reduced over cells (a fixed-order tree for a given launch, so that a
+// chain is reproducible on a device), then added to the running energy and the counters.
+struct CheckerSums {
+  double du;
+  long accepted, trials;
+};
+
+template <class DeviceType>
+struct CheckerSumFunctor {
+  using value_type = CheckerSums;
+  CheckerData<DeviceType> d;
+  KOKKOS_INLINE_FUNCTION void init(value_type &v) const
+  {
+    v.du = 0.0;
+    v.accepted = v.trials = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(value_type &a, const value_type &b) const
+  {
+    a.du += b.du;
+    a.accepted += b.accepted;
+    a.trials += b.trials;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const int c, value_type &v) const
+  {
+    v.du += d.du(c);
+    v.accepted += d.accepted(c);
+    v.trials += d.trials(c);
+  }
+};
+
+template <class DeviceType>
+struct CheckerAddFunctor {
+  Kokkos::View<CheckerSums, DeviceType> sums;
+  Kokkos::View<double *, DeviceType> scalar;
+  Kokkos::View<long *, DeviceType> counter;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const
+  {
+    scalar(DS_ENERGY) += sums().du;
+    counter(DC_TRANS_ACCEPTED) += sums().accepted;
+    counter(DC_CHECKER_TRIALS) += sums().trials;
+  }
+};
+
 }    // namespace kk
 
 template <class DeviceType>
@@ -681,6 +944,8 @@ class DeviceSystem {
       h_scalar(DS_LEN + d) = box_len_[d] = len[d];
     }
     Kokkos::deep_copy(c_.scalar, h_scalar);
+    box_synced_ = true;
+    cells_stale_ = false;
     // type counts for the tail correction
     type_count_.assign(ntypes_ + 1, 0);
     auto h_type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), type);
@@ -698,6 +963,10 @@ class DeviceSystem {
   View<double *[3]> positions() const
   {
     View<double *[3]> x("gpumc:x", natoms_);
+    if (cells_stale_) {
+      Kokkos::deep_copy(x, cb_.x);
+      return x;
+    }
     Kokkos::parallel_for("gpumc:positions", Kokkos::RangePolicy<ExecSpace>(0, natoms_),
                          kk::PositionsFunctor<DeviceType>{c_, x});
     return x;
@@ -713,6 +982,7 @@ class DeviceSystem {
   {
     double lo[3], len[3];
     fetch_box(lo, len);
+    ensure_cells();
     double e = 0.0;
     const int layers = kk::PairEnergyFunctor<DeviceType>::layers_for(natoms_);
     Kokkos::parallel_reduce("gpumc:pair_energy", Kokkos::RangePolicy<ExecSpace>(0, natoms_ * layers),
@@ -753,6 +1023,7 @@ class DeviceSystem {
              uint64_t nmoves, int nvol, int scheme, double vstep, double pressure_energy, const CounterRNG &vol_rng,
              uint64_t first_vol)
   {
+    ensure_cells();
     uint64_t t_done = 0;
     int v_done = 0;
     long last_stop = -1, repeats = 0;
@@ -763,6 +1034,7 @@ class DeviceSystem {
         Kokkos::parallel_for("gpumc:translations", TeamPolicy(1, team_size()), f);
       }
       for (int v = v_done; v < nvol; v++) volume_trial(scheme, vstep, beta, pressure_energy, vol_rng, first_vol + v);
+      if (nvol > 0) box_synced_ = false;
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.counter);
       if (!h(DC_STOPPED)) return;
       const long kind = h(DC_STOP_KIND), move = h(DC_STOP_MOVE);
@@ -789,6 +1061,7 @@ class DeviceSystem {
   // its insertions there; GPUMC_WIDOM_KERNEL=simple lets every insertion walk the cell list.
   double widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert, uint64_t &done)
   {
+    ensure_cells();
     const Grid g = c_.g;
     kk::WidomArgs a;
     a.ncells = (long) g.n[0] * g.n[1] * g.n[2];
@@ -842,6 +1115,84 @@ class DeviceSystem {
       lo[d] = box_lo_[d] = h(DS_LO + d);
       len[d] = box_len_[d] = h(DS_LEN + d);
     }
+    box_synced_ = true;
+  }
+
+  // ---- checkerboard sweeps ----
+
+  // One checkerboard sweep numbered `sweep` (gpumc_checkerboard.h) of the atoms listed in
+  // `mobile`: the checkerboard cells are filled from the positions, then the 8 colours run as 8
+  // kernels of a team per cell. Afterwards the positions are held in atom order and the cell list
+  // of the other kernels is rebuilt when one of them next needs it.
+  void checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t sweep)
+  {
+    using B = kk::CheckerBuildFunctor<DeviceType>;
+    double lo[3], len[3];
+    if (!box_synced_) fetch_box(lo, len);
+    CheckerGrid g;
+    if (!checker_grid(rng, sweep, box_lo_, box_len_, checker_min_width(cut_max_), g))
+      throw std::runtime_error("box too small for the checkerboard decomposition: each side must hold two cells "
+                               "as wide as the largest cutoff");
+    if (!cells_stale_) cb_.x = positions();
+    if ((int) cb_.cell_of.extent(0) != natoms_) {
+      cb_.cell_of = View<int *>("gpumc:checker_cell_of", natoms_);
+      cb_.mobile = View<int *>("gpumc:checker_mobile", natoms_);
+    }
+    if (mobile.data() != cb_mobile_source_.data() || mobile.extent(0) != cb_mobile_source_.extent(0)) {
+      cb_mobile_source_ = mobile;
+      Kokkos::deep_copy(cb_.mobile, 0);
+      Kokkos::parallel_for("gpumc:checker_mobile",
+                           Kokkos::RangePolicy<ExecSpace, typename B::TagMobile>(0, (int) mobile.extent(0)),
+                           B{cb_, mobile});
+    }
+    const int ncells = g.n[0] * g.n[1] * g.n[2];
+    if ((int) cb_.count.extent(0) != ncells) {
+      cb_.count = View<int *>("gpumc:checker_count", ncells);
+      cb_.du = View<double *>("gpumc:checker_du", ncells);
+      cb_.accepted = View<long *>("gpumc:checker_accepted", ncells);
+      cb_.trials = View<long *>("gpumc:checker_trials", ncells);
+    } else {
+      Kokkos::deep_copy(cb_.count, 0);
+    }
+    Kokkos::deep_copy(cb_.du, 0.0);
+    Kokkos::deep_copy(cb_.accepted, 0L);
+    Kokkos::deep_copy(cb_.trials, 0L);
+    cb_.g = g;
+    Kokkos::parallel_for("gpumc:checker_count", Kokkos::RangePolicy<ExecSpace, typename B::TagCount>(0, natoms_),
+                         B{cb_, mobile});
+    int fullest = 0, window = 0;
+    Kokkos::parallel_reduce("gpumc:checker_sizes", Kokkos::RangePolicy<ExecSpace, typename B::TagSizes>(0, ncells),
+                            B{cb_, mobile}, Kokkos::Max<int>(fullest), Kokkos::Max<int>(window));
+    if (fullest > cb_.cap || (size_t) ncells * cb_.cap != cb_.atom.extent(0)) {
+      cb_.cap = std::max(cb_.cap, fullest + fullest / 4 + 4);
+      cb_.atom = View<int *>("gpumc:checker_atom", (size_t) ncells * cb_.cap);
+    }
+    Kokkos::deep_copy(cb_.count, 0);
+    Kokkos::parallel_for("gpumc:checker_fill", Kokkos::RangePolicy<ExecSpace, typename B::TagFill>(0, natoms_),
+                         B{cb_, mobile});
+    Kokkos::parallel_for("gpumc:checker_sort", Kokkos::RangePolicy<ExecSpace, typename B::TagSort>(0, ncells),
+                         B{cb_, mobile});
+
+    int order[8];
+    checker_colour_order(rng, sweep, order);
+    using F = kk::CheckerboardFunctor<DeviceType>;
+    const size_t bytes = F::scratch_bytes(std::max(window, 1), cb_.cap);
+    // on-chip scratch where it fits (48 KiB per team: the default limit of a CUDA block)
+    const int level = bytes <= 48 * 1024 ? 0 : 1;
+    F f{cb_, c_.coeff, c_.row_cutsq, c_.image, c_.type, c_.nt1, 0, std::max(window, 1), level, rng, sweep, beta, dmax};
+    const int nactive = checker_active_count(g);
+    const int team = checker_team_size(nactive);
+    for (int colour : order) {
+      f.colour = colour;
+      Kokkos::parallel_for("gpumc:checkerboard",
+                           TeamPolicy(nactive, team).set_scratch_size(level, Kokkos::PerTeam(bytes)), f);
+    }
+    if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
+    Kokkos::parallel_reduce("gpumc:checker_sum", Kokkos::RangePolicy<ExecSpace>(0, ncells),
+                            kk::CheckerSumFunctor<DeviceType>{cb_}, cb_sums_);
+    Kokkos::parallel_for("gpumc:checker_add", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                         kk::CheckerAddFunctor<DeviceType>{cb_sums_, c_.scalar, c_.counter});
+    cells_stale_ = true;
   }
 
   long counter(int which) const
@@ -859,6 +1210,7 @@ class DeviceSystem {
   {
     double lo[3], len[3];
     fetch_box(lo, len);
+    ensure_cells();
     uint64_t h = 0;
     Kokkos::parallel_reduce("gpumc:fingerprint", Kokkos::RangePolicy<ExecSpace>(0, natoms_),
                             kk::FingerprintFunctor<DeviceType>{c_}, h);
@@ -879,6 +1231,33 @@ class DeviceSystem {
   std::vector<double> tail_;
   std::vector<long> type_count_;
   kk::CellData<DeviceType> c_;
+  kk::CheckerData<DeviceType> cb_;
+  View<int *> cb_mobile_source_;
+  View<kk::CheckerSums> cb_sums_;
+  bool cells_stale_ = false;    // positions moved by a checkerboard sweep: cb_.x holds them
+  bool box_synced_ = false;     // box_lo_, box_len_ equal the device's box
+
+  // Threads per checkerboard cell: enough teams x threads to fill a GPU (about 64k threads),
+  // 32 to 256 per team; `team` overrides.
+  int checker_team_size(int nactive) const
+  {
+    if (team_size_ > 0) return team_size_;
+    if (on_host()) return 1;
+    int t = 32;
+    while (t < 256 && (long) t * nactive < 65536) t *= 2;
+    return t;
+  }
+
+  // The cell list of the translation, energy and Widom kernels, rebuilt from the positions of a
+  // checkerboard sweep if one ran since it was last filled.
+  void ensure_cells()
+  {
+    if (!cells_stale_) return;
+    double lo[3], len[3];
+    if (!box_synced_) fetch_box(lo, len);
+    choose_grid(box_len_, c_.g);
+    fill_cells(cb_.x, 0);
+  }
 
   static bool on_host() { return std::is_same<ExecSpace, Kokkos::DefaultHostExecutionSpace>::value; }
   int team_size() const { return team_size_ > 0 ? team_size_ : (on_host() ? 1 : 128); }
@@ -951,6 +1330,7 @@ class DeviceSystem {
     f.c = c_;
     Kokkos::parallel_for("gpumc:fill_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, natoms_), f);
     Kokkos::parallel_for("gpumc:sort_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagSort>(0, ncells), f);
+    cells_stale_ = false;
   }
 
   void volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move)

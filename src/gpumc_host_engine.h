@@ -3,6 +3,7 @@
 // Independent of LAMMPS so that it can be tested on its own.
 #pragma once
 
+#include "gpumc_checkerboard.h"
 #include "gpumc_moves.h"
 #include "gpumc_pair_potential.h"
 #include "gpumc_rng.h"
@@ -137,6 +138,13 @@ struct MoveCounts {
 MoveCounts translation_moves(HostSystem &sys, const std::vector<int> &mobile, double beta,
                              double dmax, const CounterRNG &rng, uint64_t first_move,
                              uint64_t nmoves, double &energy);
+
+// One checkerboard sweep numbered `sweep` (gpumc_checkerboard.h) of the atoms i with mobile[i]
+// set, the cells run one after another; energy is updated by the accepted dU. The reference for
+// the parallel device kernel, which makes the same proposals. Throws std::runtime_error when the
+// box is too small for the decomposition.
+MoveCounts checkerboard_sweep(HostSystem &sys, const std::vector<char> &mobile, double beta, double dmax,
+                              const CounterRNG &rng, uint64_t sweep, double &energy);
 
 struct VolumeMoveParams {
   int scheme = VOLUME_LOGV;

@@ -15,7 +15,8 @@ namespace gpumc {
 enum RngPurpose : uint64_t {
   RNG_TRANSLATION = 1,
   RNG_VOLUME = 2,
-  RNG_WIDOM = 3    // + 16 * type: one stream per inserted type
+  RNG_WIDOM = 3,           // + 16 * type: one stream per inserted type
+  RNG_CHECKERBOARD = 4     // grid shifts, colour orders and moves of checkerboard sweeps
 };
 
 struct CounterRNG {

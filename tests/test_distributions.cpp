@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <functional>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -59,11 +60,14 @@ struct TwoBody {
   double temperature;
 };
 
+// The translation algorithms: every exact-distribution test below runs with each.
+class ByAlgorithm : public ::testing::TestWithParam<const char *> {};
+
 }    // namespace
 
 // Two particles in a periodic cube of side L: for r < L/2 the pair distance has density
 // proportional to r^2 exp(-u(r)/kT). Histogram by LAMMPS's fix ave/histo; chi-square test.
-TEST(ExactDistributions, TwoParticlePairDistance)
+TEST_P(ByAlgorithm, TwoParticlePairDistance)
 {
   const double L = 6.0, rlo = 0.85, rhi = L / 2;
   const int nbins = 43;
@@ -78,13 +82,13 @@ TEST(ExactDistributions, TwoParticlePairDistance)
                       "create_box 1 box\ncreate_atoms 1 single 1.0 1.0 1.0\ncreate_atoms 1 single 2.3 1.0 1.0\n"
                       "mass 1 1.0\n{1}",
                       L, c.pair));
-    s.cmd(fmt::format("fix mc all gpumc/nvt 25 {} 2024 tune 2000\n"
+    s.cmd(fmt::format("fix mc all gpumc/nvt 25 {} 2024 tune 2000 algorithm {}\n"
                       "variable dx equal x[2]-x[1]-lx*round((x[2]-x[1])/lx)\n"
                       "variable dy equal y[2]-y[1]-ly*round((y[2]-y[1])/ly)\n"
                       "variable dz equal z[2]-z[1]-lz*round((z[2]-z[1])/lz)\n"
                       "variable r equal sqrt(v_dx*v_dx+v_dy*v_dy+v_dz*v_dz)\n"
                       "thermo 100000\nrun 2000",
-                      c.temperature));
+                      c.temperature, GetParam()));
     // one sample per step, 25 sweeps (50 trial moves) apart
     s.cmd(fmt::format("fix h all ave/histo 1 1 1 {} {} {} v_r mode scalar ave running beyond ignore\nrun 60000",
                       rlo, rhi, nbins));
@@ -112,16 +116,16 @@ TEST(ExactDistributions, TwoParticlePairDistance)
 
 // Ideal gas (no interactions) at pressure P, isotropic walk in ln V: P(V) ~ V^N exp(-PV/kT), a
 // Gamma distribution. Mean and variance from one long chain.
-TEST(ExactDistributions, IdealGasVolumeLogV)
+TEST_P(ByAlgorithm, IdealGasVolumeLogV)
 {
   const int natoms = 20;
   const double T = 1.0, P = 0.021, beta = 1.0 / T;
   LammpsSession s;
   s.cmd(fmt::format("units lj\natom_style atomic\nregion box block 0 10 0 10 0 10\ncreate_box 1 box\n"
                     "create_atoms 1 random {} 5 NULL\nmass 1 1.0\npair_style lj/cut 0.5\npair_coeff 1 1 0.0 1.0\n"
-                    "fix mc all gpumc/npt 1 {} {} 31 volume logv vmoves 20 tune 2500\n"
+                    "fix mc all gpumc/npt 1 {} {} 31 volume logv vmoves 20 tune 2500 algorithm {}\n"
                     "variable V equal vol\nvariable V2 equal vol*vol\nthermo 100000\nrun 2500",
-                    natoms, T, P));
+                    natoms, T, P, GetParam()));
   const int nblocks = 40, block = 2500;    // equilibration above is one block: fix ave/time aligns
   s.cmd(fmt::format("fix av all ave/time 1 {0} {0} v_V v_V2", block));
   Blocks v, v2;
@@ -141,6 +145,9 @@ TEST(ExactDistributions, IdealGasVolumeLogV)
   EXPECT_LT(v.standard_error(), 0.01 * mean_exact);
   EXPECT_LT(var_err, 0.1 * var_exact);
 }
+
+INSTANTIATE_TEST_SUITE_P(ExactDistributions, ByAlgorithm, ::testing::Values("sequential", "checkerboard"),
+                         [](const ::testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
 
 // Ideal gas, walk in each box side (sides >= a, twice the cutoff): the target is
 // pi(Lx,Ly,Lz) ~ V^N exp(-PV/kT), whose volume marginal is V^N exp(-PV/kT) ln^2(V/a^3) / 2. Under

@@ -44,6 +44,14 @@ std::vector<BadInput> bad_inputs()
       {"vstep", lj, "fix mc all gpumc/npt 1 1.0 1.0 5 vstep 0", "vstep must be > 0"},
       {"vtarget", lj, "fix mc all gpumc/npt 1 1.0 1.0 5 vtarget 0", "vtarget must be between 0 and 1"},
       {"vmoves", lj, "fix mc all gpumc/npt 1 1.0 1.0 5 vmoves 0", "vmoves must be > 0"},
+      {"algorithm", lj, "fix mc all gpumc/nvt 1 1.0 5 algorithm parallel",
+       "algorithm takes sequential or checkerboard, not parallel"},
+      // a box of exactly twice the cutoff is allowed, but cannot hold two checkerboard cells
+      {"checkerboard_box_too_small",
+       "units lj\natom_style atomic\nregion box block 0 6 0 8 0 8\ncreate_box 1 box\n"
+       "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut 3.0\npair_coeff 1 1 1.0 1.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard\nrun 1",
+       "box side 6 is too short for algorithm checkerboard"},
       {"fix_modify_tune", lj + "fix mc all gpumc/nvt 1 1.0 5\n", "fix_modify mc tune maybe", "Expected integer"},
       // unsupported setups, found at init
       {"pair_style_coulomb", "units lj\natom_style charge\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"

@@ -153,6 +153,57 @@ TEST(Kokkos, SameChainAsTheHostStyle)
   }
 }
 
+// Checkerboard sweeps: the device runs the cells of a colour as parallel teams, the host one
+// after another; the same proposals (shared geometry and random numbers) give the same decisions,
+// whatever order the teams ran in. Grids of two cells per side (each cell its own neighbour on
+// both sides) and of four (eight parallel cells per colour), NVT and NPT.
+TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
+{
+  struct Case {
+    std::string name, setup, style, args;
+    int steps;
+  };
+  const std::string lj_big = "units lj\natom_style atomic\nlattice fcc 0.8\nregion box block 0 8 0 8 0 7\n"
+                             "create_box 2 box\ncreate_atoms 1 box\nset type 1 type/ratio 2 0.3 17\nmass * 1.0\n"
+                             "pair_style lj/cut 2.5\npair_coeff * * 1.0 1.0\npair_coeff 2 2 0.8 0.9 2.2\n"
+                             "thermo_modify norm no\n";
+  const std::string sio2_big = "units metal\natom_style atomic\nvariable a equal (1.0/0.053679)^(1.0/3.0)\n"
+                               "lattice sc $(v_a)\nregion box block 0 14 0 14 0 14\ncreate_box 2 box\n"
+                               "create_atoms 1 box\nset type 1 type/ratio 2 0.6666667 4928\nmass 1 28.0855\n"
+                               "mass 2 15.9994\npair_style morse 9.0\npair_coeff 1 1 0.007695 2.0446 3.7598\n"
+                               "pair_coeff 1 2 1.99597 2.6518 1.628\npair_coeff 2 2 0.023272 1.3731 3.791\n"
+                               "thermo_modify norm no\n";
+  const Case cases[] = {
+      {"lj mix, 2 cells", fmt::format(LJ_MIX, ""), "gpumc/nvt", "10 1.2 777 tune no displace 0.2", 5},
+      {"lj, 4 cells", lj_big, "gpumc/nvt", "2 1.0 778 tune no displace 0.15", 5},
+      {"sio2, 4 cells", sio2_big, "gpumc/nvt", "2 4000.0 779 tune no displace 0.3", 2},
+      {"lj npt tail", fmt::format(LJ_MIX, "") + "pair_modify tail yes\n", "gpumc/npt",
+       "5 1.2 0.8 780 tune no vmoves 2", 4},
+  };
+  for (const auto &c : cases) {
+    State host, device;
+    for (int kk = 0; kk < 2; kk++) {
+      LammpsSession s(kokkos_args(true));
+      s.cmd(c.setup + fmt::format("{}fix mc all {} {} algorithm checkerboard\nsuffix on\nrun {}",
+                                  kk ? "" : "suffix off\n", c.style, c.args, c.steps));
+      (kk ? device : host) = capture(s);
+    }
+    SCOPED_TRACE(c.name);
+    EXPECT_GT(host.fix[0], 2000.0);
+    EXPECT_EQ(host.fix[0], device.fix[0]);    // trials (picks of group atoms)
+    EXPECT_EQ(host.fix[1], device.fix[1]);    // acceptances
+    EXPECT_GT(host.fix[1], 0.2 * host.fix[0]);
+    EXPECT_EQ(host.fix[9], device.fix[9]);
+    EXPECT_EQ(host.image, device.image);
+    EXPECT_LT(max_difference(host.x, device.x), 1e-9);
+    EXPECT_LT(max_difference(host.box, device.box), 1e-9);
+    EXPECT_NEAR(host.fix[5], device.fix[5], 1e-9 * std::fabs(host.fix[5]));
+    EXPECT_LT(device.fix[7], 1e-8 * std::fabs(device.fix[5]));    // device running energy: no drift
+    std::printf("checkerboard %s: %.0f trials, %.0f accepted on both; largest position difference %.2e\n",
+                c.name.c_str(), host.fix[0], host.fix[1], max_difference(host.x, device.x));
+  }
+}
+
 // Strong compression: the device chain has to stop, regrid (cells too narrow) and resume, and
 // it still follows the host chain.
 TEST(Kokkos, CompressionRegridsWithoutChangingTheChain)

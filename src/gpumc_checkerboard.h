@@ -1,0 +1,149 @@
+// Checkerboard decomposition of translation moves (Anderson, Jankowski, Grubb, Engel and
+// Glotzer, J. Comput. Phys. 254 (2013) 27): the geometry, the random grid shift and colour order,
+// and how each trial move is drawn. The one definition for the host and Kokkos engines.
+//
+// A sweep: the box is cut into a grid of n[0] x n[1] x n[2] cells (n even, cells at least as wide
+// as the largest cutoff), shifted by a random vector. The 8 colours (parities of the cell
+// coordinates) are visited in a random order; in the cells of one colour, each cell holding n_c
+// atoms makes n_c trial moves, each of an atom drawn uniformly from that cell, displaced
+// uniformly in a cube of half-width d, rejected if it would leave the cell, otherwise accepted by
+// Metropolis. Cells of one colour are a full cell apart (>= the cutoff), and their atoms stay in
+// them, so no atom of one active cell ever interacts with an atom of another: their moves are
+// independent and run in parallel, and the result equals running the cells one after another.
+// (Anderson et al. make cells r_cut + d wide because their moves may end outside the cell before
+// being rejected; here the test "stays in the cell" comes before any energy is evaluated, so
+// the cell only has to hold the cutoff.)
+//
+// Balance. Each single move satisfies detailed balance with respect to exp(-U/kT) at fixed
+// positions of the other cells: the atom is drawn with probability 1/n_c and n_c does not change
+// (the move cannot leave the cell), the displacement is symmetric, and a move out of the cell is
+// rejected whichever way it is attempted. A composition of such moves therefore leaves the
+// Boltzmann distribution invariant (global balance), and so does a mixture of these compositions
+// over grid shifts and colour orders drawn independently of the configuration. A sweep as a whole
+// does NOT satisfy detailed balance (the reverse sequence of cells and moves is not the same
+// kernel); the random shift makes the chain ergodic (no cell wall is permanent).
+#pragma once
+
+#include "gpumc_portability.h"
+#include "gpumc_rng.h"
+
+#include <cmath>
+#include <cstdint>
+
+namespace gpumc {
+
+// The grid of one sweep. Cell k along dimension d covers [origin + k w, origin + (k+1) w) in the
+// periodic box, origin = lo + shift (0 <= shift < w): the last cell wraps round to lo.
+struct CheckerGrid {
+  int n[3];
+  double w[3], origin[3], lo[3], len[3];
+};
+
+// Narrowest allowed cell: the largest cutoff, with a margin that keeps rounding in the cell
+// assignment from bringing two atoms of different active cells within range.
+GPUMC_INLINE double checker_min_width(double cut_max)
+{
+  return cut_max * (1.0 + 1e-10);
+}
+
+// Cells per side for a box: the largest even number of cells at least min_width wide, 0 when not
+// even two fit (then the decomposition is impossible). Shared so that host and device agree.
+GPUMC_INLINE int checker_cells(double len, double min_width)
+{
+  const int n = (int) (len / min_width);
+  return n >= 2 ? n - n % 2 : 0;
+}
+
+// The grid of sweep `sweep`: its cells and a shift uniform in one cell, draw (sweep, ~0, 0).
+// Returns false when the box is too small for the decomposition.
+GPUMC_INLINE bool checker_grid(const CounterRNG &rng, uint64_t sweep, const double lo[3], const double len[3],
+                               double min_width, CheckerGrid &g)
+{
+  const auto r = rng.bits(sweep, ~0ULL, 0);
+  bool ok = true;
+  for (int d = 0; d < 3; d++) {
+    g.n[d] = checker_cells(len[d], min_width);
+    ok = ok && g.n[d] >= 2;
+    g.w[d] = g.n[d] ? len[d] / g.n[d] : len[d];
+    g.lo[d] = lo[d];
+    g.len[d] = len[d];
+    g.origin[d] = lo[d] + g.w[d] * uniform01(r[d]);
+  }
+  return ok;
+}
+
+// Colour order of sweep `sweep`: a uniformly random permutation of 0..7, draw (sweep, ~0, 1).
+GPUMC_INLINE void checker_colour_order(const CounterRNG &rng, uint64_t sweep, int order[8])
+{
+  const auto r = rng.bits(sweep, ~0ULL, 1);
+  for (int k = 0; k < 8; k++) order[k] = k;
+  for (int k = 7; k > 0; k--) {    // Fisher-Yates, 32 bits of a word per swap
+    const uint64_t bits = (r[k / 2] >> (32 * (k % 2))) & 0xffffffffULL;
+    const int j = (int) ((bits * (uint64_t) (k + 1)) >> 32);
+    const int t = order[k];
+    order[k] = order[j];
+    order[j] = t;
+  }
+}
+
+// Cell of a position inside the box (coordinates c, flat index returned) and the position in
+// the cell's own frame, u in [0, w) per dimension.
+GPUMC_INLINE int checker_cell(const CheckerGrid &g, const double p[3], int c[3], double u[3])
+{
+  for (int d = 0; d < 3; d++) {
+    double a = p[d] - g.origin[d];
+    if (a < 0.0) a += g.len[d];    // the wrapped part of the last cell
+    int k = (int) floor(a / g.w[d]);
+    k = k < 0 ? 0 : (k >= g.n[d] ? g.n[d] - 1 : k);
+    c[d] = k;
+    u[d] = a - k * g.w[d];
+  }
+  return (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
+}
+
+GPUMC_INLINE int checker_colour(const int c[3])
+{
+  return (c[0] & 1) | ((c[1] & 1) << 1) | ((c[2] & 1) << 2);
+}
+
+// Cell coordinates of the a-th cell of a colour (cells of one colour numbered x fastest).
+GPUMC_INLINE int checker_active_cell(const CheckerGrid &g, int colour, int a, int c[3])
+{
+  const int h0 = g.n[0] / 2, h1 = g.n[1] / 2;
+  c[0] = 2 * (a % h0) + (colour & 1);
+  c[1] = 2 * ((a / h0) % h1) + ((colour >> 1) & 1);
+  c[2] = 2 * (a / (h0 * h1)) + ((colour >> 2) & 1);
+  return (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
+}
+
+GPUMC_INLINE int checker_active_count(const CheckerGrid &g)
+{
+  return (g.n[0] / 2) * (g.n[1] / 2) * (g.n[2] / 2);
+}
+
+// Trial k of cell `cell` in sweep `sweep`: draw (sweep, cell, 2k) picks the atom (index into the
+// cell's atoms in ascending atom order) and the displacement, (sweep, cell, 2k + 1) the test.
+struct CellTranslation {
+  int pick;
+  double disp[3];
+};
+
+GPUMC_INLINE CellTranslation propose_cell_translation(const CounterRNG &rng, uint64_t sweep, int cell, int k,
+                                                      int natoms_in_cell, double dmax)
+{
+  const auto r = rng.bits(sweep, (uint64_t) cell, 2 * (uint64_t) k);
+  CellTranslation t;
+  t.pick = (int) uniform_index(r[0], (uint64_t) natoms_in_cell);
+  for (int d = 0; d < 3; d++) t.disp[d] = dmax * (2.0 * uniform01(r[d + 1]) - 1.0);
+  return t;
+}
+
+GPUMC_INLINE bool accept_cell_translation(const CounterRNG &rng, uint64_t sweep, int cell, int k, double beta,
+                                          double dU)
+{
+  const double log_ratio = -beta * dU;
+  if (log_ratio >= 0.0) return true;
+  return uniform01(rng.bits(sweep, (uint64_t) cell, 2 * (uint64_t) k + 1)[0]) < exp(log_ratio);
+}
+
+}    // namespace gpumc
