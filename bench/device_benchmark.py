@@ -6,6 +6,7 @@ System: Morse SiO2 (rc 9 A, 0.053679 atoms/A^3, 4000 K) on a simple cubic lattic
 one third Si, n = 17, 42, 71 (N = 4913, 74088, 357911). For each N it measures, with
 `lmp -k on g 1 -sf kk -pk kokkos neigh half newton on`:
   fix gpumc/nvt/kk       trial moves/s of the strictly sequential chain, and sweeps/s
+  ... algorithm checkerboard   the same for checkerboard sweeps (several team sizes at large N)
   compute widom/kk       test insertions/s
   fix gpumc/npt/kk       seconds per volume move (a one-atom group, so the run is volume moves)
   fix nvt (LAMMPS MD)    timesteps/s (1000 steps after 200, dt = 1 fs), as the platform anchors
@@ -52,6 +53,19 @@ def measure(lmp, n, repeats, quick, work):
     moves = median(rates)
     out.append(("gpumc/nvt/kk sequential chain", "moves_per_s", moves, "trial moves/s"))
     out.append(("gpumc/nvt/kk sequential chain", "sweeps_per_s", moves / natoms, "sweeps/s"))
+
+    # checkerboard sweeps: about 10^7 trial moves, 10 sweeps per timestep; the default team size and,
+    # for the large systems, others (threads per cell)
+    sweeps = max(50, int(1e7 / natoms * scale))
+    per_step = 10
+    steps = max(1, sweeps // per_step)
+    for team in ([0] if natoms < 50000 or quick else [0, 32, 64, 128, 256]):
+        label = "gpumc/nvt/kk checkerboard" + (f" team {team}" if team else "")
+        text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no algorithm checkerboard"
+                f"{f' team {team}' if team else ''}\nthermo 100000\nrun 1\nrun {steps}\n")
+        rates = [steps * per_step * natoms / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
+        out.append((label, "moves_per_s", median(rates), "trial moves/s"))
+        out.append((label, "sweeps_per_s", median(rates) / natoms, "sweeps/s"))
 
     # Widom insertions: 10^7 per invocation (one per timestep)
     nins, wsteps = int(1e7 * scale) or 1000000, 5
