@@ -648,6 +648,7 @@ struct CheckerData {
   View<double *[3]> x;                     // positions in atom order: the truth during a sweep
   View<int *> mobile;                      // per atom: 1 if in the group
   View<int *> cell_of, count, atom;
+  View<int *> unsorted;                    // cell slots in the order atomics filled them
   View<double *> du;                       // per cell: sum of accepted dU
   View<long *> accepted, trials;           // per cell
 };
@@ -669,7 +670,7 @@ struct CheckerBuildFunctor {
     int c[3];
     double u[3];
     d.cell_of(i) = checker_cell(d.g, p, c, u);
-    Kokkos::atomic_increment(&d.count(d.cell_of(i)));
+    Kokkos::atomic_inc(&d.count(d.cell_of(i)));
   }
   // fullest cell and most atoms in the 27 cells around any cell: the sizes of the kernel's arrays
   KOKKOS_INLINE_FUNCTION void operator()(TagSizes, const int cell, int &fullest, int &window) const
@@ -688,20 +689,19 @@ struct CheckerBuildFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(TagFill, const int i) const
   {
     const int s = Kokkos::atomic_fetch_add(&d.count(d.cell_of(i)), 1);
-    d.atom(d.cell_of(i) * d.cap + s) = i;
+    d.unsorted(d.cell_of(i) * d.cap + s) = i;
   }
-  KOKKOS_INLINE_FUNCTION void operator()(TagSort, const int cell) const
+  // a team per cell: each atom's rank among the cell's atoms is its slot (ascending IDs)
+  template <class Member>
+  KOKKOS_INLINE_FUNCTION void operator()(TagSort, const Member &tm) const
   {
-    const int base = cell * d.cap, n = d.count(cell);
-    for (int a = 1; a < n; a++) {
-      const int v = d.atom(base + a);
-      int b = a - 1;
-      while (b >= 0 && d.atom(base + b) > v) {
-        d.atom(base + b + 1) = d.atom(base + b);
-        b--;
-      }
-      d.atom(base + b + 1) = v;
-    }
+    const int base = tm.league_rank() * d.cap, n = d.count(tm.league_rank());
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int a) {
+      const int v = d.unsorted(base + a);
+      int rank = 0;
+      for (int b = 0; b < n; b++) rank += d.unsorted(base + b) < v;
+      d.atom(base + rank) = v;
+    });
   }
 };
 
@@ -730,7 +730,7 @@ struct CheckerboardFunctor {
   static size_t scratch_bytes(int window_cap, int cell_cap)
   {
     return 3 * ScratchD::shmem_size(window_cap) + ScratchI::shmem_size(window_cap) + ScratchI::shmem_size(28) +
-           3 * ScratchD::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap);
+           3 * ScratchD::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const
@@ -743,7 +743,7 @@ struct CheckerboardFunctor {
     ScratchD ux(mem, window_cap), uy(mem, window_cap), uz(mem, window_cap);
     ScratchI ut(mem, window_cap), offset(mem, 28);
     ScratchD px(mem, d.cap), py(mem, d.cap), pz(mem, d.cap);
-    ScratchI ix(mem, d.cap), iy(mem, d.cap), iz(mem, d.cap);
+    ScratchI ix(mem, d.cap), iy(mem, d.cap), iz(mem, d.cap), id(mem, d.cap), movable(mem, d.cap);
     if (natoms_in_cell == 0) return;
     // neighbour w = 0 is the cell itself, then the other 26
     auto neighbour = [&](int w, int off[3]) {
@@ -763,11 +763,15 @@ struct CheckerboardFunctor {
       if (final && w == 26) offset(27) = part;
     });
     tm.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, 27), [&](const int w) {
+    // one staged atom per thread (independent loads), its cell found among the 27 offsets
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, offset(27)), [&](const int o) {
+      int w = 0;
+      while (offset(w + 1) <= o) w++;
       int off[3];
       const int nc = neighbour(w, off);
-      for (int s = 0; s < d.count(nc); s++) {
-        const int i = d.atom(nc * d.cap + s), o = offset(w) + s;
+      {
+        const int s = o - offset(w);
+        const int i = d.atom(nc * d.cap + s);
         const double p[3] = {d.x(i, 0), d.x(i, 1), d.x(i, 2)};
         int c[3];
         double u[3];
@@ -781,6 +785,8 @@ struct CheckerboardFunctor {
           py(s) = p[1];
           pz(s) = p[2];
           ix(s) = iy(s) = iz(s) = 0;
+          id(s) = i;
+          movable(s) = d.mobile(i);
         }
       }
     });
@@ -790,8 +796,7 @@ struct CheckerboardFunctor {
     long accepted = 0, trials = 0;
     for (int k = 0; k < natoms_in_cell; k++) {
       const CellTranslation t = propose_cell_translation(rng, sweep, cell, k, natoms_in_cell, dmax);
-      const int i = d.atom(cell * d.cap + t.pick);
-      if (!d.mobile(i)) continue;
+      if (!movable(t.pick)) continue;
       trials++;
       double p_new[3] = {px(t.pick) + t.disp[0], py(t.pick) + t.disp[1], pz(t.pick) + t.disp[2]};
       int shift[3] = {0, 0, 0}, cn[3];
@@ -836,7 +841,7 @@ struct CheckerboardFunctor {
       tm.team_barrier();
     }
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, natoms_in_cell), [&](const int s) {
-      const int i = d.atom(cell * d.cap + s);
+      const int i = id(s);
       d.x(i, 0) = px(s);
       d.x(i, 1) = py(s);
       d.x(i, 2) = pz(s);
@@ -1166,11 +1171,13 @@ class DeviceSystem {
     if (fullest > cb_.cap || (size_t) ncells * cb_.cap != cb_.atom.extent(0)) {
       cb_.cap = std::max(cb_.cap, fullest + fullest / 4 + 4);
       cb_.atom = View<int *>("gpumc:checker_atom", (size_t) ncells * cb_.cap);
+      cb_.unsorted = View<int *>("gpumc:checker_unsorted", (size_t) ncells * cb_.cap);
     }
     Kokkos::deep_copy(cb_.count, 0);
     Kokkos::parallel_for("gpumc:checker_fill", Kokkos::RangePolicy<ExecSpace, typename B::TagFill>(0, natoms_),
                          B{cb_, mobile});
-    Kokkos::parallel_for("gpumc:checker_sort", Kokkos::RangePolicy<ExecSpace, typename B::TagSort>(0, ncells),
+    Kokkos::parallel_for("gpumc:checker_sort",
+                         Kokkos::TeamPolicy<ExecSpace, typename B::TagSort>(ncells, on_host() ? 1 : 64),
                          B{cb_, mobile});
 
     int order[8];
