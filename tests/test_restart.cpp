@@ -46,7 +46,9 @@ TEST(Restart, SplitChainEqualsUnbrokenChain)
 {
   const std::string file = testing::TempDir() + "gpumc_restart.bin";
   for (const char *fix : {"gpumc/nvt 10 1.2 5 tune 50", "gpumc/npt 10 1.2 1.0 5 tune 50",
-                          "gpumc/npt 10 1.2 1.0 5 volume sides check 3 tune 50"}) {
+                          "gpumc/npt 10 1.2 1.0 5 volume sides check 3 tune 50",
+                          "gpumc/nvt 10 1.2 5 tune 50 algorithm checkerboard",
+                          "gpumc/npt 10 1.2 1.0 5 tune 50 algorithm checkerboard"}) {
     const std::string fixline = fmt::format("fix mc all {}\n", fix);
     State whole, split;
     {
