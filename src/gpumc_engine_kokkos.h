@@ -678,10 +678,8 @@ struct CheckerBuildFunctor {
     const int c0[3] = {cell % d.g.n[0], (cell / d.g.n[0]) % d.g.n[1], cell / (d.g.n[0] * d.g.n[1])};
     int n = 0;
     for (int w = 0; w < 27; w++) {
-      int c[3];
-      const int off[3] = {w % 3 - 1, (w / 3) % 3 - 1, w / 9 - 1};
-      for (int k = 0; k < 3; k++) c[k] = (c0[k] + off[k] + d.g.n[k]) % d.g.n[k];
-      n += d.count((c[2] * d.g.n[1] + c[1]) * d.g.n[0] + c[0]);
+      int off[3];
+      n += d.count(checker_neighbour(d.g, c0, w, off));
     }
     fullest = d.count(cell) > fullest ? d.count(cell) : fullest;
     window = n > window ? n : window;
@@ -745,19 +743,9 @@ struct CheckerboardFunctor {
     ScratchD px(mem, d.cap), py(mem, d.cap), pz(mem, d.cap);
     ScratchI ix(mem, d.cap), iy(mem, d.cap), iz(mem, d.cap), id(mem, d.cap), movable(mem, d.cap);
     if (natoms_in_cell == 0) return;
-    // neighbour w = 0 is the cell itself, then the other 26
-    auto neighbour = [&](int w, int off[3]) {
-      const int v = w == 0 ? 13 : (w <= 13 ? w - 1 : w);
-      off[0] = v % 3 - 1;
-      off[1] = (v / 3) % 3 - 1;
-      off[2] = v / 9 - 1;
-      int c[3];
-      for (int k = 0; k < 3; k++) c[k] = (c0[k] + off[k] + g.n[k]) % g.n[k];
-      return (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
-    };
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, 27), [&](const int w, int &part, const bool final) {
       int off[3];
-      const int n = d.count(neighbour(w, off));
+      const int n = d.count(checker_neighbour(g, c0, w, off));
       if (final) offset(w) = part;
       part += n;
       if (final && w == 26) offset(27) = part;
@@ -768,7 +756,7 @@ struct CheckerboardFunctor {
       int w = 0;
       while (offset(w + 1) <= o) w++;
       int off[3];
-      const int nc = neighbour(w, off);
+      const int nc = checker_neighbour(g, c0, w, off);
       {
         const int s = o - offset(w);
         const int i = d.atom(nc * d.cap + s);
