@@ -36,6 +36,10 @@ void FixGpumcNVTKokkos<DeviceType>::init()
 {
   FixGpumcNVT::init();
   GPUMC::check_kokkos_system(lmp, style_name());
+  const int most = gpumc::DeviceSystem<DeviceType>::max_team_size();
+  if (team_size > most)
+    error->all(FLERR, "{}: team {} is larger than this Kokkos backend runs ({} threads at most)", style_name(),
+               team_size, most);
   engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, team_size);
 }
 

@@ -24,6 +24,7 @@
 // kernel); the random shift makes the chain ergodic (no cell wall is permanent).
 #pragma once
 
+#include "gpumc_moves.h"
 #include "gpumc_portability.h"
 #include "gpumc_rng.h"
 
@@ -152,12 +153,16 @@ GPUMC_INLINE CellTranslation propose_cell_translation(const CounterRNG &rng, uin
   return t;
 }
 
+// The uniform number that tests trial k of cell `cell` (kernels draw them ahead of the moves).
+GPUMC_INLINE double cell_acceptance_uniform(const CounterRNG &rng, uint64_t sweep, int cell, int k)
+{
+  return uniform01(rng.bits(sweep, (uint64_t) cell, 2 * (uint64_t) k + 1)[0]);
+}
+
 GPUMC_INLINE bool accept_cell_translation(const CounterRNG &rng, uint64_t sweep, int cell, int k, double beta,
                                           double dU)
 {
-  const double log_ratio = -beta * dU;
-  if (log_ratio >= 0.0) return true;
-  return uniform01(rng.bits(sweep, (uint64_t) cell, 2 * (uint64_t) k + 1)[0]) < exp(log_ratio);
+  return metropolis_accept(-beta * dU, cell_acceptance_uniform(rng, sweep, cell, k));
 }
 
 }    // namespace gpumc

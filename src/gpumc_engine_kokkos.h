@@ -299,7 +299,7 @@ struct TranslationFunctor {
   using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
   CellData<DeviceType> c;
   Kokkos::View<int *, DeviceType> mobile;
-  CounterRNG rng;
+  CounterRNG rng{0, 0};
   double beta, dmax;
   uint64_t first, nmoves, nmobile;
 
@@ -422,7 +422,7 @@ struct VolumeFunctor {
   struct TagAccept {};
   struct TagCommit {};
   CellData<DeviceType> c;
-  CounterRNG rng;
+  CounterRNG rng{0, 0};
   uint64_t move;
   int scheme;
   double step, min_side, beta, pressure_energy, natoms, tail;
@@ -525,7 +525,7 @@ template <class DeviceType>
 struct WidomSimpleFunctor {
   CellData<DeviceType> c;
   WidomArgs a;
-  CounterRNG rng;
+  CounterRNG rng{0, 0};
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t gidx, double &acc) const
   {
     double p[3];
@@ -562,7 +562,7 @@ struct WidomTiledFunctor {
   struct TagInsert {};
   CellData<DeviceType> c;
   WidomArgs a;
-  CounterRNG rng;
+  CounterRNG rng{0, 0};
   int cap;    // most atoms in any window
 
   static size_t scratch_bytes(int cap)
@@ -706,30 +706,49 @@ struct CheckerBuildFunctor {
 // The cells of one colour, a team per cell. The team stages the atoms of the 27 cells around its
 // cell in scratch memory, in the cell's own frame (cell offset times width plus the position in
 // the neighbour's frame: exact periodic images whatever the grid shift), its own atoms first in
-// ascending order; then it makes the cell's trial moves one after another, the threads sharing
-// each energy change; then it writes its atoms back. Moves of different cells are independent
-// (gpumc_checkerboard.h), so the result does not depend on the order the teams run in.
+// ascending order, and draws the random numbers of all the cell's trials at once; then it makes
+// the trials one after another, the threads sharing each energy change; then it writes its atoms
+// back. Moves of different cells are independent (gpumc_checkerboard.h), so the result does not
+// depend on the order the teams run in.
+//
+// Each trial's energy change takes two passes. The first finds the staged atoms within the
+// cutoff of the old or the new position (about 1/6 of the 27 cells) and lists them: a group of
+// threads (a CUDA warp, elsewhere one thread) appends its candidates to its own segment of the
+// list, in candidate order, so the list and the sum's order are the same in every run. The
+// second pass sums the pair energies of the listed atoms only, with every thread busy.
 template <class DeviceType>
 struct CheckerboardFunctor {
   using ExecSpace = typename DeviceType::execution_space;
-  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using ScratchD = Kokkos::View<double *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using ScratchI = Kokkos::View<int *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  // at most 256 threads in at least two blocks per multiprocessor: 128 registers per thread, so
+  // that a colour's cells (216 at N = 74088) run in one wave
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 2>>;
+  using Member = typename Policy::member_type;
+  template <class T>
+  using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using ScratchD = Scratch<double>;
+  using ScratchI = Scratch<int>;
+  using ScratchS = Scratch<short>;
   CheckerData<DeviceType> d;
   Kokkos::View<PairCoeff *, DeviceType> coeff;
   Kokkos::View<double *, DeviceType> row_cutsq;
   Kokkos::View<int *[3], DeviceType> image;
   Kokkos::View<int *, DeviceType> type;
-  int nt1, colour, window_cap, level;    // level: scratch level (0: on chip; 1 if that is too small)
-  CounterRNG rng;
+  int nt1, colour, window_cap, team;
+  int group;                   // threads that list candidates together: 32 (a CUDA warp) or 1
+  int level, list_level;       // scratch levels (0: on chip) of the staged atoms and of the list
+  CounterRNG rng{0, 0};
   uint64_t sweep;
   double beta, dmax;
 
-  static size_t scratch_bytes(int window_cap, int cell_cap)
+  // scratch of the staged atoms, the cell's atoms and its trials' random numbers
+  static size_t scratch_bytes(int window_cap, int cell_cap, int team)
   {
-    return 3 * ScratchD::shmem_size(window_cap) + ScratchI::shmem_size(window_cap) + ScratchI::shmem_size(28) +
-           3 * ScratchD::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap);
+    return 3 * ScratchD::shmem_size(window_cap) + ScratchS::shmem_size(window_cap) + ScratchI::shmem_size(28) +
+           ScratchI::shmem_size(team) + 3 * ScratchD::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap) +
+           4 * ScratchD::shmem_size(cell_cap) + ScratchI::shmem_size(cell_cap);
   }
+  // scratch of the candidate list: a segment per group, as long as its share of the window
+  static size_t list_bytes(int window_cap, int team) { return ScratchI::shmem_size(window_cap + team); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const
   {
@@ -739,9 +758,13 @@ struct CheckerboardFunctor {
     const int natoms_in_cell = d.count(cell);
     const auto &mem = tm.team_scratch(level);
     ScratchD ux(mem, window_cap), uy(mem, window_cap), uz(mem, window_cap);
-    ScratchI ut(mem, window_cap), offset(mem, 28);
+    ScratchS ut(mem, window_cap);
+    ScratchI offset(mem, 28), listed(mem, team);
     ScratchD px(mem, d.cap), py(mem, d.cap), pz(mem, d.cap);
     ScratchI ix(mem, d.cap), iy(mem, d.cap), iz(mem, d.cap), id(mem, d.cap), movable(mem, d.cap);
+    ScratchD trial_dx(mem, d.cap), trial_dy(mem, d.cap), trial_dz(mem, d.cap), trial_u(mem, d.cap);
+    ScratchI trial_pick(mem, d.cap);
+    ScratchI list(tm.team_scratch(list_level), window_cap + team);
     if (natoms_in_cell == 0) return;
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, 27), [&](const int w, int &part, const bool final) {
       int off[3];
@@ -750,6 +773,15 @@ struct CheckerboardFunctor {
       part += n;
       if (final && w == 26) offset(27) = part;
     });
+    // the cell's trials: atom, displacement and test number, drawn once instead of by every thread
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, natoms_in_cell), [&](const int k) {
+      const CellTranslation t = propose_cell_translation(rng, sweep, cell, k, natoms_in_cell, dmax);
+      trial_pick(k) = t.pick;
+      trial_dx(k) = t.disp[0];
+      trial_dy(k) = t.disp[1];
+      trial_dz(k) = t.disp[2];
+      trial_u(k) = cell_acceptance_uniform(rng, sweep, cell, k);
+    });
     tm.team_barrier();
     // one staged atom per thread (independent loads), its cell found among the 27 offsets
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, offset(27)), [&](const int o) {
@@ -757,76 +789,108 @@ struct CheckerboardFunctor {
       while (offset(w + 1) <= o) w++;
       int off[3];
       const int nc = checker_neighbour(g, c0, w, off);
-      {
-        const int s = o - offset(w);
-        const int i = d.atom(nc * d.cap + s);
-        const double p[3] = {d.x(i, 0), d.x(i, 1), d.x(i, 2)};
-        int c[3];
-        double u[3];
-        checker_cell(g, p, c, u);
-        ux(o) = off[0] * g.w[0] + u[0];
-        uy(o) = off[1] * g.w[1] + u[1];
-        uz(o) = off[2] * g.w[2] + u[2];
-        ut(o) = type(i);
-        if (w == 0) {
-          px(s) = p[0];
-          py(s) = p[1];
-          pz(s) = p[2];
-          ix(s) = iy(s) = iz(s) = 0;
-          id(s) = i;
-          movable(s) = d.mobile(i);
-        }
+      const int s = o - offset(w);
+      const int i = d.atom(nc * d.cap + s);
+      const double p[3] = {d.x(i, 0), d.x(i, 1), d.x(i, 2)};
+      int c[3];
+      double u[3];
+      checker_cell(g, p, c, u);
+      ux(o) = off[0] * g.w[0] + u[0];
+      uy(o) = off[1] * g.w[1] + u[1];
+      uz(o) = off[2] * g.w[2] + u[2];
+      ut(o) = (short) type(i);
+      if (w == 0) {
+        px(s) = p[0];
+        py(s) = p[1];
+        pz(s) = p[2];
+        ix(s) = iy(s) = iz(s) = 0;
+        id(s) = i;
+        movable(s) = d.mobile(i);
       }
     });
     tm.team_barrier();
     const int nstage = offset(27);
+    // candidate j of round r goes to group (j / group) % ngroups; a group's segment holds its rounds
+    const int ngroups = team / group, rounds = (nstage + team - 1) / team, segment = rounds * group;
+    const int my_group = tm.team_rank() / group, lane = tm.team_rank() % group;
     double du_sum = 0.0;
     long accepted = 0, trials = 0;
     for (int k = 0; k < natoms_in_cell; k++) {
-      const CellTranslation t = propose_cell_translation(rng, sweep, cell, k, natoms_in_cell, dmax);
-      if (!movable(t.pick)) continue;
+      const int pick = trial_pick(k);
+      if (!movable(pick)) continue;
       trials++;
-      double p_new[3] = {px(t.pick) + t.disp[0], py(t.pick) + t.disp[1], pz(t.pick) + t.disp[2]};
+      double p_new[3] = {px(pick) + trial_dx(k), py(pick) + trial_dy(k), pz(pick) + trial_dz(k)};
       int shift[3] = {0, 0, 0}, cn[3];
       double u_new[3];
       wrap_position(p_new, g.lo, g.len, shift);
       if (checker_cell(g, p_new, cn, u_new) != cell) continue;    // leaves the cell: rejected
-      const double u_old[3] = {ux(t.pick), uy(t.pick), uz(t.pick)};
-      const int itype = ut(t.pick);
-      const PairCoeff *row = coeff.data() + itype * nt1;
+      const double u_old[3] = {ux(pick), uy(pick), uz(pick)};
+      const int itype = ut(pick);
       const double cutsq = row_cutsq(itype);
+      // pass 1: list the staged atoms within the cutoff of the old or the new position
+      int nlisted = 0;
+      for (int r = 0; r < rounds; r++) {
+        const int j = (r * ngroups + my_group) * group + lane;
+        bool near = false;
+        if (j < nstage && j != pick) {
+          double dx = u_new[0] - ux(j), dy = u_new[1] - uy(j), dz = u_new[2] - uz(j);
+          const double rsq_new = dx * dx + dy * dy + dz * dz;
+          dx = u_old[0] - ux(j);
+          dy = u_old[1] - uy(j);
+          dz = u_old[2] - uz(j);
+          near = rsq_new < cutsq || dx * dx + dy * dy + dz * dz < cutsq;
+        }
+        int slot = near ? 0 : -1, added = near ? 1 : 0;
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+        if (group == 32) {
+          const unsigned mask = __ballot_sync(0xffffffffu, near);
+          slot = near ? __popc(mask & ((1u << lane) - 1u)) : -1;
+          added = __popc(mask);
+        }
+#endif
+        if (slot >= 0) list(my_group * segment + nlisted + slot) = j;
+        nlisted += added;
+      }
+      if (lane == 0) listed(my_group) = nlisted;
+      tm.team_barrier();
+      // pass 2: the energy change over the listed atoms
+      const PairCoeff *row = coeff.data() + itype * nt1;
+      int total = 0;
+      for (int q = 0; q < ngroups; q++) total += listed(q);
       double dU = 0.0;
       Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(tm, nstage),
-          [&](const int j, double &acc) {
-            if (j == t.pick) return;
+          Kokkos::TeamThreadRange(tm, total),
+          [&](const int e, double &acc) {
+            int q = 0, before = 0;    // entry e of the list is in the segment of group q
+            while (e >= before + listed(q)) before += listed(q++);
+            const int j = list(q * segment + e - before);
             const PairCoeff &pc = row[ut(j)];
             double dx = u_new[0] - ux(j), dy = u_new[1] - uy(j), dz = u_new[2] - uz(j);
-            double rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq < cutsq) acc += pair_energy(pc, rsq);
+            acc += pair_energy(pc, dx * dx + dy * dy + dz * dz);
             dx = u_old[0] - ux(j);
             dy = u_old[1] - uy(j);
             dz = u_old[2] - uz(j);
-            rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq < cutsq) acc -= pair_energy(pc, rsq);
+            acc -= pair_energy(pc, dx * dx + dy * dy + dz * dz);
           },
           dU);
-      if (accept_cell_translation(rng, sweep, cell, k, beta, dU)) {
+      // the reduction has waited for every thread, so the list may be refilled; an accepted move
+      // changes the staged atom, which the next trial must see
+      if (metropolis_accept(-beta * dU, trial_u(k))) {
         Kokkos::single(Kokkos::PerTeam(tm), [&]() {
-          ux(t.pick) = u_new[0];
-          uy(t.pick) = u_new[1];
-          uz(t.pick) = u_new[2];
-          px(t.pick) = p_new[0];
-          py(t.pick) = p_new[1];
-          pz(t.pick) = p_new[2];
-          ix(t.pick) += shift[0];
-          iy(t.pick) += shift[1];
-          iz(t.pick) += shift[2];
+          ux(pick) = u_new[0];
+          uy(pick) = u_new[1];
+          uz(pick) = u_new[2];
+          px(pick) = p_new[0];
+          py(pick) = p_new[1];
+          pz(pick) = p_new[2];
+          ix(pick) += shift[0];
+          iy(pick) += shift[1];
+          iz(pick) += shift[2];
         });
         du_sum += dU;
         accepted++;
+        tm.team_barrier();
       }
-      tm.team_barrier();
     }
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, natoms_in_cell), [&](const int s) {
       const int i = id(s);
@@ -1168,19 +1232,37 @@ class DeviceSystem {
                          Kokkos::TeamPolicy<ExecSpace, typename B::TagSort>(ncells, on_host() ? 1 : 64),
                          B{cb_, mobile});
 
+    if (ntypes_ > 32767) throw std::runtime_error("the checkerboard kernel stages atom types as short integers");
     int order[8];
     checker_colour_order(rng, sweep, order);
     using F = kk::CheckerboardFunctor<DeviceType>;
-    const size_t bytes = F::scratch_bytes(std::max(window, 1), cb_.cap);
-    // on-chip scratch where it fits (48 KiB per team: the default limit of a CUDA block)
-    const int level = bytes <= 48 * 1024 ? 0 : 1;
-    F f{cb_, c_.coeff, c_.row_cutsq, c_.image, c_.type, c_.nt1, 0, std::max(window, 1), level, rng, sweep, beta, dmax};
     const int nactive = checker_active_count(g);
-    const int team = checker_team_size(nactive);
+    int team = checker_team_size(nactive);
+    const int window_cap = std::max(window, 1);
+    const size_t bytes = F::scratch_bytes(window_cap, cb_.cap, team), list_bytes = F::list_bytes(window_cap, team);
+    // on-chip scratch where it fits (the staged atoms first, then the list), else level 1. The
+    // on-chip limit is Kokkos's (scratch_size_max(0) keeps room for a team of 1024 threads'
+    // reduction; a smaller team leaves the rest)
+    const size_t on_chip = TeamPolicy::scratch_size_max(0) + (size_t) (1024 - team) * sizeof(double);
+    const int level = bytes <= on_chip ? 0 : 1;
+    const int list_level = level == 0 && bytes + list_bytes <= on_chip ? 0 : 1;
+    F f{cb_,  c_.coeff, c_.row_cutsq, c_.image, c_.type, c_.nt1, 0,    window_cap, team,
+        warp_group(team), level, list_level, rng, sweep, beta, dmax};
+    using Policy = typename F::Policy;
+    auto with_scratch = [&](Policy p) {
+      if (level == list_level) return p.set_scratch_size(level, Kokkos::PerTeam(bytes + list_bytes));
+      return p.set_scratch_size(0, Kokkos::PerTeam(bytes)).set_scratch_size(1, Kokkos::PerTeam(list_bytes));
+    };
+    // a team larger than the block limits with this much scratch runs as the largest that fits
+    const int most = with_scratch(Policy(nactive, 1)).team_size_max(f, Kokkos::ParallelForTag());
+    if (team > most) {
+      f.team = team = most >= 32 && warp_group(32) == 32 ? most / 32 * 32 : most;
+      f.group = warp_group(team);
+    }
+    const Policy policy = with_scratch(Policy(nactive, team));
     for (int colour : order) {
       f.colour = colour;
-      Kokkos::parallel_for("gpumc:checkerboard",
-                           TeamPolicy(nactive, team).set_scratch_size(level, Kokkos::PerTeam(bytes)), f);
+      Kokkos::parallel_for("gpumc:checkerboard", policy, f);
     }
     if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
     Kokkos::parallel_reduce("gpumc:checker_sum", Kokkos::RangePolicy<ExecSpace>(0, ncells),
@@ -1188,6 +1270,18 @@ class DeviceSystem {
     Kokkos::parallel_for("gpumc:checker_add", Kokkos::RangePolicy<ExecSpace>(0, 1),
                          kk::CheckerAddFunctor<DeviceType>{cb_sums_, c_.scalar, c_.counter});
     cells_stale_ = true;
+  }
+
+  // The largest team the team kernels of the fixes can run with here: a host backend's thread
+  // pool, a GPU's block limits for these kernels' registers.
+  static int max_team_size()
+  {
+    const int translation =
+        TeamPolicy(1, 1).team_size_max(kk::TranslationFunctor<DeviceType>{}, Kokkos::ParallelForTag());
+    using Checkerboard = kk::CheckerboardFunctor<DeviceType>;
+    const int checkerboard =
+        typename Checkerboard::Policy(1, 1).team_size_max(Checkerboard{}, Kokkos::ParallelForTag());
+    return std::min(translation, checkerboard);
   }
 
   long counter(int which) const
@@ -1255,6 +1349,14 @@ class DeviceSystem {
   }
 
   static bool on_host() { return std::is_same<ExecSpace, Kokkos::DefaultHostExecutionSpace>::value; }
+  // the checkerboard kernel lists candidates a warp at a time on CUDA (team sizes of whole warps)
+  static int warp_group(int team)
+  {
+#ifdef KOKKOS_ENABLE_CUDA
+    if (std::is_same<ExecSpace, Kokkos::Cuda>::value && team % 32 == 0) return 32;
+#endif
+    return 1;
+  }
   int team_size() const { return team_size_ > 0 ? team_size_ : (on_host() ? 1 : 128); }
 
   double tail_coeff(int i, int j) const { return tail_[i * (ntypes_ + 1) + j]; }

@@ -156,7 +156,7 @@ TEST(Kokkos, SameChainAsTheHostStyle)
 // Checkerboard sweeps: the device runs the cells of a colour as parallel teams, the host one
 // after another; the same proposals (shared geometry and random numbers) give the same decisions,
 // whatever order the teams ran in. Grids of two cells per side (each cell its own neighbour on
-// both sides) and of four (eight parallel cells per colour), NVT and NPT.
+// both sides) and of four (eight parallel cells per colour), NVT and NPT, teams of whole warps and not.
 TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
 {
   struct Case {
@@ -177,6 +177,9 @@ TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
       {"lj mix, 2 cells", fmt::format(LJ_MIX, ""), "gpumc/nvt", "10 1.2 777 tune no displace 0.2", 5},
       {"lj, 4 cells", lj_big, "gpumc/nvt", "2 1.0 778 tune no displace 0.15", 5},
       {"sio2, 4 cells", sio2_big, "gpumc/nvt", "2 4000.0 779 tune no displace 0.3", 2},
+      // teams of a size that is not a whole number of warps list candidates thread by thread
+      {"lj, 4 cells, team of no whole warps", lj_big, "gpumc/nvt",
+       fmt::format("2 1.0 781 tune no displace 0.15 team {}", on_gpu() ? 48 : 2), 3},
       {"lj npt tail", fmt::format(LJ_MIX, "") + "pair_modify tail yes\n", "gpumc/npt",
        "5 1.2 0.8 780 tune no vmoves 2", 4},
   };
@@ -240,6 +243,16 @@ TEST(Kokkos, FullCellsGrowWithoutChangingTheChain)
   }
   EXPECT_EQ(host.fix[1], device.fix[1]);
   EXPECT_LT(max_difference(host.x, device.x), 1e-9);
+}
+
+// A team larger than the backend can run (here: more threads than the host pool, or than a GPU
+// block holds) is a clear input error, not a Kokkos abort.
+TEST(Kokkos, TeamLargerThanTheBackendIsAnError)
+{
+  LammpsSession s(kokkos_args(true));
+  const std::string err = s.error_of(fmt::format(LJ_MIX, "") + fmt::format("fix mc all gpumc/nvt 1 1.0 5 team {}\nrun 1",
+                                                                         on_gpu() ? 4096 : 3));
+  EXPECT_NE(err.find("is larger than this Kokkos backend runs"), std::string::npos) << err;
 }
 
 TEST(Kokkos, IdealGasVolumeLogV)
