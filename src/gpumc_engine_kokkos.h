@@ -745,7 +745,7 @@ struct CheckerboardFunctor {
   {
     return 3 * ScratchD::shmem_size(window_cap) + ScratchS::shmem_size(window_cap) + ScratchI::shmem_size(28) +
            ScratchI::shmem_size(team) + 3 * ScratchD::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap) +
-           4 * ScratchD::shmem_size(cell_cap) + ScratchI::shmem_size(cell_cap);
+           5 * ScratchD::shmem_size(cell_cap) + ScratchI::shmem_size(cell_cap);
   }
   // scratch of the candidate list: a segment per group, as long as its share of the window
   static size_t list_bytes(int window_cap, int team) { return ScratchI::shmem_size(window_cap + team); }
@@ -762,7 +762,8 @@ struct CheckerboardFunctor {
     ScratchI offset(mem, 28), listed(mem, team);
     ScratchD px(mem, d.cap), py(mem, d.cap), pz(mem, d.cap);
     ScratchI ix(mem, d.cap), iy(mem, d.cap), iz(mem, d.cap), id(mem, d.cap), movable(mem, d.cap);
-    ScratchD trial_dx(mem, d.cap), trial_dy(mem, d.cap), trial_dz(mem, d.cap), trial_u(mem, d.cap);
+    ScratchD trial_dx(mem, d.cap), trial_dy(mem, d.cap), trial_dz(mem, d.cap), trial_u(mem, d.cap),
+        trial_log_u(mem, d.cap);
     ScratchI trial_pick(mem, d.cap);
     ScratchI list(tm.team_scratch(list_level), window_cap + team);
     if (natoms_in_cell == 0) return;
@@ -781,6 +782,7 @@ struct CheckerboardFunctor {
       trial_dy(k) = t.disp[1];
       trial_dz(k) = t.disp[2];
       trial_u(k) = cell_acceptance_uniform(rng, sweep, cell, k);
+      trial_log_u(k) = log(trial_u(k));
     });
     tm.team_barrier();
     // one staged atom per thread (independent loads), its cell found among the 27 offsets
@@ -819,12 +821,25 @@ struct CheckerboardFunctor {
       const int pick = trial_pick(k);
       if (!movable(pick)) continue;
       trials++;
-      double p_new[3] = {px(pick) + trial_dx(k), py(pick) + trial_dy(k), pz(pick) + trial_dz(k)};
-      int shift[3] = {0, 0, 0}, cn[3];
-      double u_new[3];
-      wrap_position(p_new, g.lo, g.len, shift);
-      if (checker_cell(g, p_new, cn, u_new) != cell) continue;    // leaves the cell: rejected
+      const double disp[3] = {trial_dx(k), trial_dy(k), trial_dz(k)};
       const double u_old[3] = {ux(pick), uy(pick), uz(pick)};
+      // Does the trial stay in the cell? In the cell's frame u_old + disp answers, unless it lies
+      // within round-off of a face: then the host's own test (wrapped position, its cell) does.
+      double u_new[3];
+      bool outside = false, near_face = false;
+      for (int a = 0; a < 3; a++) {
+        u_new[a] = u_old[a] + disp[a];
+        const double tol = 1e-9 * g.w[a];
+        outside = outside || u_new[a] < -tol || u_new[a] >= g.w[a] + tol;
+        near_face = near_face || u_new[a] < tol || u_new[a] >= g.w[a] - tol;
+      }
+      if (outside) continue;    // leaves the cell: rejected
+      if (near_face) {
+        double p_new[3] = {px(pick) + disp[0], py(pick) + disp[1], pz(pick) + disp[2]};
+        int shift[3] = {0, 0, 0}, cn[3];
+        wrap_position(p_new, g.lo, g.len, shift);
+        if (checker_cell(g, p_new, cn, u_new) != cell) continue;
+      }
       const int itype = ut(pick);
       const double cutsq = row_cutsq(itype);
       // pass 1: list the staged atoms within the cutoff of the old or the new position
@@ -875,17 +890,20 @@ struct CheckerboardFunctor {
           dU);
       // the reduction has waited for every thread, so the list may be refilled; an accepted move
       // changes the staged atom, which the next trial must see
-      if (metropolis_accept(-beta * dU, trial_u(k))) {
+      if (metropolis_accept_log(-beta * dU, trial_u(k), trial_log_u(k))) {
         Kokkos::single(Kokkos::PerTeam(tm), [&]() {
-          ux(pick) = u_new[0];
-          uy(pick) = u_new[1];
-          uz(pick) = u_new[2];
+          double p_new[3] = {px(pick) + disp[0], py(pick) + disp[1], pz(pick) + disp[2]};
+          int shift[3] = {0, 0, 0};
+          wrap_position(p_new, g.lo, g.len, shift);
           px(pick) = p_new[0];
           py(pick) = p_new[1];
           pz(pick) = p_new[2];
           ix(pick) += shift[0];
           iy(pick) += shift[1];
           iz(pick) += shift[2];
+          ux(pick) = u_new[0];
+          uy(pick) = u_new[1];
+          uz(pick) = u_new[2];
         });
         du_sum += dU;
         accepted++;

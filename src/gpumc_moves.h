@@ -108,6 +108,18 @@ GPUMC_INLINE bool metropolis_accept(double log_ratio, double u)
   return log_ratio >= 0.0 || u < exp(log_ratio);
 }
 
+// The decision of metropolis_accept(log_ratio, u) when log u is known too (drawn ahead of the
+// move): u < exp(log_ratio) is log u < log_ratio, so the exponential is only needed when the two
+// are within a margin far above the round-off of exp and log.
+GPUMC_INLINE bool metropolis_accept_log(double log_ratio, double u, double log_u)
+{
+  if (log_ratio >= 0.0) return true;
+  const double margin = 1e-9 * (1.0 + fabs(log_u));    // infinite for u = 0: decided exactly
+  if (log_ratio < log_u - margin) return false;
+  if (log_ratio > log_u + margin) return true;
+  return metropolis_accept(log_ratio, u);
+}
+
 // ---- Widom test insertions: draw (block, k) places insertion k of a block
 
 GPUMC_INLINE void widom_point(const CounterRNG &rng, uint64_t block, uint64_t k, const double lo[3],

@@ -271,3 +271,29 @@ TEST(Engine, BoxesBelowTwiceTheCutoffAreRefused)
   HostSystem sys(t);
   EXPECT_THROW(sys.set_configuration(c.x, c.type, c.box), std::invalid_argument);
 }
+
+// The Metropolis test from a precomputed log u (the checkerboard kernel's) decides exactly as
+// the plain one: random ratios and numbers, numbers within an ulp of the threshold, u = 0, and
+// ratios so small that exp underflows.
+TEST(Moves, MetropolisFromLogUDecidesAsThePlainTest)
+{
+  std::mt19937_64 gen(2024);
+  std::uniform_real_distribution<double> ratio(-60.0, 1.0), unit(0.0, 1.0);
+  long disagreements = 0, near_threshold = 0;
+  for (int n = 0; n < 1000000; n++) {
+    const double lr = ratio(gen);
+    double u = unit(gen);
+    if (n % 4 == 1) {    // u next to exp(lr), on either side
+      u = std::exp(lr);
+      for (int k = (int) (gen() % 5); k > 0; k--) u = std::nextafter(u, (n % 8 == 1) ? 0.0 : 1.0);
+      near_threshold++;
+    }
+    if (n % 1000 == 3) u = 0.0;
+    const double log_u = std::log(u);
+    disagreements += metropolis_accept(lr, u) != metropolis_accept_log(lr, u, log_u);
+  }
+  for (double lr : {-700.0, -745.2, -800.0, -1e300})
+    for (double u : {0.0, 1e-320, 1.1e-16, 0.5}) disagreements += metropolis_accept(lr, u) != metropolis_accept_log(lr, u, std::log(u));
+  EXPECT_EQ(disagreements, 0);
+  EXPECT_GT(near_threshold, 200000);
+}
