@@ -36,7 +36,7 @@ void FixGpumcNVTKokkos<DeviceType>::init()
 {
   FixGpumcNVT::init();
   GPUMC::check_kokkos_system(lmp, style_name());
-  const int most = gpumc::DeviceSystem<DeviceType>::max_team_size();
+  const int most = gpumc::DeviceSystem<DeviceType>::max_team_size(algorithm == ALGORITHM_CHECKERBOARD);
   if (team_size > most)
     error->all(FLERR, "{}: team {} is larger than this Kokkos backend runs ({} threads at most)", style_name(),
                team_size, most);

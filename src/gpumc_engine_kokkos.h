@@ -1290,16 +1290,14 @@ class DeviceSystem {
     cells_stale_ = true;
   }
 
-  // The largest team the team kernels of the fixes can run with here: a host backend's thread
-  // pool, a GPU's block limits for these kernels' registers.
-  static int max_team_size()
+  // The largest team the translation kernel of an algorithm can run with here: a host backend's
+  // thread pool, a GPU's block limits for that kernel's registers.
+  static int max_team_size(bool checkerboard)
   {
-    const int translation =
-        TeamPolicy(1, 1).team_size_max(kk::TranslationFunctor<DeviceType>{}, Kokkos::ParallelForTag());
     using Checkerboard = kk::CheckerboardFunctor<DeviceType>;
-    const int checkerboard =
-        typename Checkerboard::Policy(1, 1).team_size_max(Checkerboard{}, Kokkos::ParallelForTag());
-    return std::min(translation, checkerboard);
+    if (checkerboard)
+      return typename Checkerboard::Policy(1, 1).team_size_max(Checkerboard{}, Kokkos::ParallelForTag());
+    return TeamPolicy(1, 1).team_size_max(kk::TranslationFunctor<DeviceType>{}, Kokkos::ParallelForTag());
   }
 
   long counter(int which) const

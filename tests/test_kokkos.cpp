@@ -249,10 +249,13 @@ TEST(Kokkos, FullCellsGrowWithoutChangingTheChain)
 // block holds) is a clear input error, not a Kokkos abort.
 TEST(Kokkos, TeamLargerThanTheBackendIsAnError)
 {
-  LammpsSession s(kokkos_args(true));
-  const std::string err = s.error_of(fmt::format(LJ_MIX, "") + fmt::format("fix mc all gpumc/nvt 1 1.0 5 team {}\nrun 1",
-                                                                         on_gpu() ? 4096 : 3));
-  EXPECT_NE(err.find("is larger than this Kokkos backend runs"), std::string::npos) << err;
+  for (const char *algorithm : {"sequential", "checkerboard"}) {
+    LammpsSession s(kokkos_args(true));
+    const std::string err = s.error_of(fmt::format(LJ_MIX, "") +
+                                       fmt::format("fix mc all gpumc/nvt 1 1.0 5 algorithm {} team {}\nrun 1",
+                                                   algorithm, on_gpu() ? 4096 : 3));
+    EXPECT_NE(err.find("is larger than this Kokkos backend runs"), std::string::npos) << algorithm << ": " << err;
+  }
 }
 
 TEST(Kokkos, IdealGasVolumeLogV)
