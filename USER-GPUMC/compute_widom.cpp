@@ -15,18 +15,18 @@
 #include "utils.h"
 
 #include <cmath>
+#include <cstring>
 
 using namespace LAMMPS_NS;
 
 static constexpr int NVECTOR = 6;
 
 ComputeWidom::ComputeWidom(LAMMPS *lmp, int narg, char **arg) :
-    Compute(lmp, narg, arg), itype(0), ninsert(0), temperature(0.0), kT(0.0), beta(0.0), seed(0),
+    Compute(lmp, narg, arg), itype(0), ninsert(0), temperature(0.0), kT(0.0), beta(0.0), seed(0), mixed_precision(false),
     block_factor(0.0), insertions_total(0.0), last_step(-1)
 {
   const std::string who = "compute widom";
   if (narg < 7) utils::missing_cmd_args(FLERR, who, error);
-  if (narg > 7) error->all(FLERR, "{}: unknown keyword {}", who, arg[7]);
   if (igroup != 0) error->all(FLERR, "{}: requires group all (a test particle interacts with every atom)", who);
   itype = utils::inumeric(FLERR, arg[3], false, lmp);
   ninsert = utils::bnumeric(FLERR, arg[4], false, lmp);
@@ -36,6 +36,17 @@ ComputeWidom::ComputeWidom(LAMMPS *lmp, int narg, char **arg) :
   if (ninsert <= 0) error->all(FLERR, "{}: number of insertions must be > 0", who);
   if (temperature <= 0.0) error->all(FLERR, "{}: temperature must be > 0", who);
   if (seed <= 0) error->all(FLERR, "{}: seed must be a positive integer", who);
+  for (int iarg = 7; iarg < narg; iarg += 2) {
+    const std::string kw = arg[iarg];
+    if (kw != "precision") error->all(FLERR, "{}: unknown keyword {}", who, kw);
+    if (iarg + 2 > narg) utils::missing_cmd_args(FLERR, who + " " + kw, error);
+    if (strcmp(arg[iarg + 1], "double") == 0)
+      mixed_precision = false;
+    else if (strcmp(arg[iarg + 1], "mixed") == 0)
+      mixed_precision = true;
+    else
+      error->all(FLERR, "{}: precision takes double or mixed, not {}", who, arg[iarg + 1]);
+  }
 
   scalar_flag = vector_flag = 1;
   size_vector = NVECTOR;
@@ -51,6 +62,8 @@ ComputeWidom::~ComputeWidom()
 void ComputeWidom::init()
 {
   GPUMC::check_system(lmp, "compute widom");
+  if (mixed_precision && !kokkosable)
+    error->all(FLERR, "compute widom: precision mixed is an option of the Kokkos style compute widom/kk");
   table = std::make_unique<gpumc::PairTable>(GPUMC::pair_table(lmp, "compute widom"));
   const gpumc::Box box = GPUMC::box(lmp);
   for (int d = 0; d < 3; d++)

@@ -35,6 +35,7 @@ class ComputeWidom : public Compute {
   bigint ninsert;          // insertions per invocation
   double temperature, kT, beta;
   int seed;
+  bool mixed_precision;    // pair terms in float (compute widom/kk)
   std::unique_ptr<gpumc::PairTable> table;
 
   gpumc::RatioAverage blocks;    // one block per invocation: (V <w>, V)

@@ -27,7 +27,7 @@ void ComputeWidomKokkos<DeviceType>::init()
 {
   ComputeWidom::init();
   GPUMC::check_kokkos_system(lmp, "compute widom/kk");
-  engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, 0);
+  engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, 0, mixed_precision);
 }
 
 template <class DeviceType>

@@ -41,7 +41,7 @@ FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg) : FixGpumcNVT(lmp, n
 FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg, bool with_volume_moves) :
     Fix(lmp, narg, arg), npt(with_volume_moves), nsweeps(0), temperature(0.0), pressure(0.0), seed(0),
     target(0.5), vtarget(0.5), tune_until(TUNE_FIRST_RUN), check_every(DEFAULT_CHECK_SWEEPS),
-    volume_scheme(gpumc::VOLUME_LOGV), vmoves(1), team_size(0), algorithm(ALGORITHM_SEQUENTIAL), dmax(-1.0), vstep(-1.0), energy(0.0), last_drift(0.0),
+    volume_scheme(gpumc::VOLUME_LOGV), vmoves(1), team_size(0), algorithm(ALGORITHM_SEQUENTIAL), mixed_precision(false), dmax(-1.0), vstep(-1.0), energy(0.0), last_drift(0.0),
     max_drift(0.0), last_ratio(0.0), last_vratio(0.0), trans_trials(0), trans_accepted(0), vol_trials(0),
     vol_accepted(0), total_sweeps(0), fingerprint(0), beta(0.0), pressure_energy(0.0)
 {
@@ -129,6 +129,13 @@ void FixGpumcNVT::parse(int narg, char **arg)
         algorithm = ALGORITHM_CHECKERBOARD;
       else
         error->all(FLERR, "{}: algorithm takes sequential or checkerboard, not {}", who, val);
+    } else if (kw == "precision") {
+      if (strcmp(val, "double") == 0)
+        mixed_precision = false;
+      else if (strcmp(val, "mixed") == 0)
+        mixed_precision = true;
+      else
+        error->all(FLERR, "{}: precision takes double or mixed, not {}", who, val);
     } else if (npt && kw == "volume") {
       if (strcmp(val, "logv") == 0)
         volume_scheme = gpumc::VOLUME_LOGV;
@@ -184,6 +191,11 @@ void FixGpumcNVT::init()
                    "{}: box side {} is too short for algorithm checkerboard: it must hold two cells at least as "
                    "wide as the largest pair cutoff {}; use algorithm sequential",
                    who, box.len[d], table->cut_max);
+  if (mixed_precision && !kokkosable)
+    error->all(FLERR, "{}: precision mixed is an option of the Kokkos style {}/kk", who, style);
+  if (mixed_precision && algorithm != ALGORITHM_CHECKERBOARD)
+    error->all(FLERR, "{}: precision mixed requires algorithm checkerboard (the sequential chain is double "
+               "precision, move for move the host's)", who);
   if (group->count(igroup) == 0) error->all(FLERR, "{}: group {} has no atoms", who, group->names[igroup]);
 
   beta = 1.0 / (force->boltz * temperature);

@@ -57,6 +57,7 @@ class FixGpumcNVT : public Fix {
   int vmoves;              // volume trials per sweep
   int team_size;           // threads cooperating on one trial move (/kk styles; 0 = default)
   int algorithm;           // ALGORITHM_SEQUENTIAL or ALGORITHM_CHECKERBOARD
+  bool mixed_precision;    // checkerboard pair terms in float (/kk styles)
 
   // chain state (all of it in the restart file)
   double dmax;             // max displacement per coordinate

@@ -36,11 +36,11 @@ void FixGpumcNVTKokkos<DeviceType>::init()
 {
   FixGpumcNVT::init();
   GPUMC::check_kokkos_system(lmp, style_name());
-  const int most = gpumc::DeviceSystem<DeviceType>::max_team_size(algorithm == ALGORITHM_CHECKERBOARD);
+  const int most = gpumc::DeviceSystem<DeviceType>::max_team_size(algorithm == ALGORITHM_CHECKERBOARD, mixed_precision);
   if (team_size > most)
     error->all(FLERR, "{}: team {} is larger than this Kokkos backend runs ({} threads at most)", style_name(),
                team_size, most);
-  engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, team_size);
+  engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, team_size, mixed_precision);
 }
 
 // A fresh engine state from the LAMMPS configuration on the device.

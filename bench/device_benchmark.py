@@ -6,8 +6,9 @@ System: Morse SiO2 (rc 9 A, 0.053679 atoms/A^3, 4000 K) on a simple cubic lattic
 one third Si, n = 17, 42, 71 (N = 4913, 74088, 357911). For each N it measures, with
 `lmp -k on g 1 -sf kk -pk kokkos neigh half newton on`:
   fix gpumc/nvt/kk       trial moves/s of the strictly sequential chain, and sweeps/s
-  ... algorithm checkerboard   the same for checkerboard sweeps (several team sizes at large N)
-  compute widom/kk       test insertions/s
+  ... algorithm checkerboard   the same for checkerboard sweeps, double and mixed precision
+                         (--team-scan: several team sizes at large N)
+  compute widom/kk       test insertions/s, double and mixed precision
   fix gpumc/npt/kk       seconds per volume move (a one-atom group, so the run is volume moves)
   fix nvt (LAMMPS MD)    timesteps/s (1000 steps after 200, dt = 1 fs), as the platform anchors
 Rates are work over LAMMPS's loop time, median of --repeats runs.
@@ -15,7 +16,7 @@ Rates are work over LAMMPS's loop time, median of --repeats runs.
 Writes <out>/device-<date>.json, a list of records {system, algorithm, n_atoms, metric, value,
 unit, device, date} with metric one of moves_per_s, insertions_per_s, volume_move_s,
 md_steps_per_s, sweeps_per_s, and <out>/device-<date>.md (a table).
-Usage: bench/device_benchmark.py --lmp build-dev/lmp [--out DIR] [--sizes 17,42,71] [--quick]
+Usage: bench/device_benchmark.py --lmp build-dev/lmp [--out DIR] [--sizes 17,42,71] [--quick] [--team-scan]
 """
 
 import argparse
@@ -37,7 +38,7 @@ def gpu_name():
         return "unknown GPU"
 
 
-def measure(lmp, n, repeats, quick, work):
+def measure(lmp, n, repeats, quick, work, team_scan=False):
     natoms = n ** 3
     base = SIO2_SETUP.format(n=n)
     out = []
@@ -54,29 +55,33 @@ def measure(lmp, n, repeats, quick, work):
     out.append(("gpumc/nvt/kk sequential chain", "moves_per_s", moves, "trial moves/s"))
     out.append(("gpumc/nvt/kk sequential chain", "sweeps_per_s", moves / natoms, "sweeps/s"))
 
-    # checkerboard sweeps: about 10^7 trial moves, 10 sweeps per timestep; the default team size and,
-    # for the large systems, others (threads per cell)
+    # checkerboard sweeps: about 10^7 trial moves, 10 sweeps per timestep; double and mixed precision
+    # with the default team size and, with --team-scan for the large systems, other team sizes
     sweeps = max(50, int(1e7 / natoms * scale))
     per_step = 10
     steps = max(1, sweeps // per_step)
-    for team in ([0] if natoms < 50000 or quick else [0, 32, 64, 128, 256]):
-        label = "gpumc/nvt/kk checkerboard" + (f" team {team}" if team else "")
+    variants = [("", ""), (" (mixed precision)", " precision mixed")]
+    if team_scan and natoms >= 50000 and not quick:
+        variants += [(f" team {t}", f" team {t}") for t in (32, 64, 128, 256)]
+    for suffix, keywords in variants:
+        label = "gpumc/nvt/kk checkerboard" + suffix
         text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no algorithm checkerboard"
-                f"{f' team {team}' if team else ''}\nthermo 100000\nrun 1\nrun {steps}\n")
+                f"{keywords}\nthermo 100000\nrun 1\nrun {steps}\n")
         rates = [steps * per_step * natoms / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
         out.append((label, "moves_per_s", median(rates), "trial moves/s"))
         out.append((label, "sweeps_per_s", median(rates) / natoms, "sweeps/s"))
 
-    # Widom insertions: 10^7 per invocation (one per timestep)
+    # Widom insertions: 10^7 per invocation (one per timestep), double and mixed precision
     nins, wsteps = int(1e7 * scale) or 1000000, 5
-    text = (base + f"compute w all widom/kk 1 {nins} 4000.0 77\nthermo_style custom step c_w[2]\nthermo 1\n"
-            f"run {wsteps}\n")
-    rates = []
-    for _ in range(repeats):
-        o = run_lammps(lmp, text, work, KOKKOS)
-        total = nins * wsteps    # at least; the compute rounds up to an equal number per cell
-        rates.append(total / loop_time(o))
-    out.append(("compute widom/kk", "insertions_per_s", median(rates), "insertions/s"))
+    for suffix, keywords in [("", ""), (" (mixed precision)", " precision mixed")]:
+        text = (base + f"compute w all widom/kk 1 {nins} 4000.0 77{keywords}\nthermo_style custom step c_w[2]\n"
+                f"thermo 1\nrun {wsteps}\n")
+        rates = []
+        for _ in range(repeats):
+            o = run_lammps(lmp, text, work, KOKKOS)
+            total = nins * wsteps    # at least; the compute rounds up to an equal number per cell
+            rates.append(total / loop_time(o))
+        out.append(("compute widom/kk" + suffix, "insertions_per_s", median(rates), "insertions/s"))
 
     # volume moves: one translating atom, 20 volume trials per sweep, 5 sweeps per step, 4 steps
     vsteps, vper = 4, 5 * 20
@@ -101,6 +106,7 @@ def main():
     ap.add_argument("--sizes", default="17,42,71")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--team-scan", action="store_true", help="checkerboard team sizes 32-256 at N >= 50000")
     args = ap.parse_args()
     lmp = os.path.abspath(args.lmp)
     date = datetime.date.today().isoformat()
@@ -108,7 +114,8 @@ def main():
     records = []
     with tempfile.TemporaryDirectory() as work:
         for n in [int(v) for v in args.sizes.split(",")]:
-            natoms, results = measure(lmp, n, 1 if args.quick else args.repeats, args.quick, work)
+            natoms, results = measure(lmp, n, 1 if args.quick else args.repeats, args.quick, work,
+                                      args.team_scan)
             for algorithm, metric, value, unit in results:
                 records.append(dict(system="sio2-morse", algorithm=algorithm, n_atoms=natoms, metric=metric,
                                     value=float(f"{value:.5g}"), unit=unit, device=device, date=date))

@@ -118,7 +118,14 @@ struct CellData {
   Grid g;
   int nt1;                                 // ntypes + 1: row length of the coefficient table
   View<PairCoeff *> coeff;
+  View<PairCoeffT<float> *> coeff_f;       // the same in float: pair terms of mixed precision
   View<double *> row_cutsq;                // largest cutoff^2 of each type's row
+
+  // the coefficient table of a precision
+  KOKKOS_INLINE_FUNCTION const PairCoeffT<double> *coeffs(double) const { return coeff.data(); }
+  KOKKOS_INLINE_FUNCTION const PairCoeffT<float> *coeffs(float) const { return coeff_f.data(); }
+  View<PairCoeffT<double> *> coeff_view(double) const { return coeff; }
+  View<PairCoeffT<float> *> coeff_view(float) const { return coeff_f; }
   View<double *> scalar;                   // DeviceScalar
   View<long *> counter;                    // DeviceCounter
   View<int *> type, cell_of, slot_of;      // per atom
@@ -498,6 +505,47 @@ struct VolumeFunctor {
   }
 };
 
+// ---- groups of threads that share one energy: a CUDA warp (32 lanes), elsewhere one thread ----
+
+// Appends a lane's candidate (hit) to its group's list: returns the lane's slot after the `added`
+// entries its group appends this round, -1 without a hit. Lanes append in lane order, so the
+// list and every sum over it are the same in every run.
+KOKKOS_INLINE_FUNCTION int group_append(bool hit, int group, int lane, int &added)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32) {
+    const unsigned mask = __ballot_sync(0xffffffffu, hit);
+    added = __popc(mask);
+    return hit ? __popc(mask & ((1u << lane) - 1u)) : -1;
+  }
+#endif
+  (void) group;
+  (void) lane;
+  added = hit ? 1 : 0;
+  return hit ? 0 : -1;
+}
+
+// The group's lanes have written (or may overwrite) their list.
+KOKKOS_INLINE_FUNCTION void group_sync(int group)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32) __syncwarp();
+#endif
+  (void) group;
+}
+
+// Sum over the group's lanes, the same bits on every lane (a butterfly: partners add the same
+// two numbers).
+KOKKOS_INLINE_FUNCTION double group_sum(double v, int group)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32)
+    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+#endif
+  (void) group;
+  return v;
+}
+
 // Widom insertions: insertion g at a uniform point of cell g mod ncells, numbered (block, g).
 struct WidomArgs {
   double lo[3], len[3], width[3], tail_shift, beta;
@@ -549,25 +597,34 @@ struct WidomSimpleFunctor {
   }
 };
 
-// One team per cell stages the atoms of the cell's window (shifted next to the cell) in scratch
-// memory once, then evaluates all the cell's insertions against them.
-template <class DeviceType>
+// One team per cell stages the atoms of the cell's window in scratch memory once, relative to the
+// cell's lower corner (numbers below a few cutoffs, so that float keeps about 1e-6 of a length
+// unit), then evaluates all the cell's insertions. A group of threads (a CUDA warp, elsewhere one
+// thread) evaluates one insertion at a time: it lists the staged atoms within the cutoff (squared
+// distance and type), then sums the pair terms over that list with every lane busy. (A thread per
+// insertion made its whole warp evaluate a pair term whenever any one thread had a neighbour.)
+// Real: the precision of the staged positions and pair terms; sums are double.
+template <class DeviceType, class Real>
 struct WidomTiledFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  using ScratchD = Kokkos::View<double *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using ScratchI = Kokkos::View<int *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  template <class T>
+  using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   static constexpr int W = 2 * REACH + 1, NW = W * W * W;
   struct TagWindowMax {};
   struct TagInsert {};
   CellData<DeviceType> c;
   WidomArgs a;
   CounterRNG rng{0, 0};
-  int cap;    // most atoms in any window
+  int cap = 0;         // most atoms in any window
+  int group = 1;       // threads per insertion: 32 (a CUDA warp) or 1
+  int ngroups = 1;     // groups per team
+  int level = 0;       // scratch level: 0 (on chip) where it fits
 
-  static size_t scratch_bytes(int cap)
+  static size_t scratch_bytes(int cap, int ngroups)
   {
-    return 3 * ScratchD::shmem_size(cap) + ScratchI::shmem_size(cap) + ScratchI::shmem_size(NW + 1);
+    return 3 * Scratch<Real>::shmem_size(cap) + Scratch<short>::shmem_size(cap) + Scratch<int>::shmem_size(NW + 1) +
+           Scratch<Real>::shmem_size((size_t) ngroups * cap) + Scratch<short>::shmem_size((size_t) ngroups * cap);
   }
 
   // atoms in the window of a cell (to size the scratch space)
@@ -588,8 +645,14 @@ struct WidomTiledFunctor {
     const int cell = tm.league_rank();
     const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
     const int nw[3] = {W, W, W};
-    ScratchD px(tm.team_scratch(0), cap), py(tm.team_scratch(0), cap), pz(tm.team_scratch(0), cap);
-    ScratchI pt(tm.team_scratch(0), cap), offset(tm.team_scratch(0), NW + 1);
+    const auto &mem = tm.team_scratch(level);
+    Scratch<Real> px(mem, cap), py(mem, cap), pz(mem, cap);
+    Scratch<short> pt(mem, cap);
+    Scratch<int> offset(mem, NW + 1);
+    Scratch<Real> list_rsq(mem, (size_t) ngroups * cap);
+    Scratch<short> list_type(mem, (size_t) ngroups * cap);
+    const double corner[3] = {a.lo[0] + c0[0] * a.width[0], a.lo[1] + c0[1] * a.width[1],
+                              a.lo[2] + c0[2] * a.width[2]};
     // offsets of the window cells' atoms in scratch
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, NW), [&](const int w, int &part, const bool final) {
       double sh[3];
@@ -604,36 +667,54 @@ struct WidomTiledFunctor {
       const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
       for (int s = 0; s < c.count(wc); s++) {
         const int k = wc * c.g.cap + s, o = offset(w) + s;
-        px(o) = c.sx(k) + sh[0];
-        py(o) = c.sy(k) + sh[1];
-        pz(o) = c.sz(k) + sh[2];
-        pt(o) = c.stype(k);
+        px(o) = (Real) (c.sx(k) + sh[0] - corner[0]);
+        py(o) = (Real) (c.sy(k) + sh[1] - corner[1]);
+        pz(o) = (Real) (c.sz(k) + sh[2] - corner[2]);
+        pt(o) = (short) c.stype(k);
       }
     });
     tm.team_barrier();
     const int natoms_w = offset(NW);
-    const PairCoeff *row = c.coeff.data() + a.type * c.nt1;
-    const double cutsq = c.row_cutsq(a.type);
+    const PairCoeffT<Real> *row = c.coeffs(Real()) + a.type * c.nt1;
+    const Real cutsq = (Real) c.row_cutsq(a.type);
     double team_sum = 0.0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(tm, (int) a.per_cell),
-        [&](const int j, double &part) {
-          double p[3];
-          int cc[3];
-          widom_point_in_cell(c.g, a, rng, (uint64_t) j * (uint64_t) a.ncells + (uint64_t) cell, p, cc);
-          double e = 0.0;
-          for (int o = 0; o < natoms_w; o++) {
-            const double dx = p[0] - px(o), dy = p[1] - py(o), dz = p[2] - pz(o);
-            const double rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq < cutsq) e += pair_energy(row[pt(o)], rsq);
+        Kokkos::TeamThreadRange(tm, ngroups * group),
+        [&](const int r, double &part) {
+          const int my_group = r / group, lane = r % group, seg = my_group * cap;
+          for (int j = my_group; j < (int) a.per_cell; j += ngroups) {
+            double p[3];
+            int cc[3];
+            widom_point_in_cell(c.g, a, rng, (uint64_t) j * (uint64_t) a.ncells + (uint64_t) cell, p, cc);
+            const Real q[3] = {(Real) (p[0] - corner[0]), (Real) (p[1] - corner[1]), (Real) (p[2] - corner[2])};
+            int nlisted = 0;
+            for (int base = 0; base < natoms_w; base += group) {
+              const int o = base + lane;
+              Real rsq = 0;
+              if (o < natoms_w) {
+                const Real dx = q[0] - px(o), dy = q[1] - py(o), dz = q[2] - pz(o);
+                rsq = dx * dx + dy * dy + dz * dz;
+              }
+              int added;
+              const int slot = group_append(o < natoms_w && rsq < cutsq, group, lane, added);
+              if (slot >= 0) {
+                list_rsq(seg + nlisted + slot) = rsq;
+                list_type(seg + nlisted + slot) = pt(o);
+              }
+              nlisted += added;
+            }
+            group_sync(group);
+            double e = 0.0;
+            for (int k = lane; k < nlisted; k += group) e += (double) pair_energy(row[list_type(seg + k)], list_rsq(seg + k));
+            e = group_sum(e, group);
+            if (lane == 0) part += exp(-a.beta * (e + a.tail_shift));
+            group_sync(group);    // the list is refilled by the next insertion
           }
-          part += exp(-a.beta * (e + a.tail_shift));
         },
         team_sum);
     Kokkos::single(Kokkos::PerTeam(tm), [&]() { acc += team_sum; });
   }
 };
-
 
 // ---- checkerboard sweeps (gpumc_checkerboard.h) ----
 
@@ -716,7 +797,10 @@ struct CheckerBuildFunctor {
 // threads (a CUDA warp, elsewhere one thread) appends its candidates to its own segment of the
 // list, in candidate order, so the list and the sum's order are the same in every run. The
 // second pass sums the pair energies of the listed atoms only, with every thread busy.
-template <class DeviceType>
+//
+// Real: the precision of the staged cell-frame positions, the distances and the pair terms
+// (float in mixed precision); the cell's own atoms, the stay-in-cell test and all sums are double.
+template <class DeviceType, class Real>
 struct CheckerboardFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   // at most 256 threads in at least two blocks per multiprocessor: 128 registers per thread, so
@@ -726,10 +810,11 @@ struct CheckerboardFunctor {
   template <class T>
   using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
   using ScratchD = Scratch<double>;
+  using ScratchR = Scratch<Real>;
   using ScratchI = Scratch<int>;
   using ScratchS = Scratch<short>;
   CheckerData<DeviceType> d;
-  Kokkos::View<PairCoeff *, DeviceType> coeff;
+  Kokkos::View<PairCoeffT<Real> *, DeviceType> coeff;
   Kokkos::View<double *, DeviceType> row_cutsq;
   Kokkos::View<int *[3], DeviceType> image;
   Kokkos::View<int *, DeviceType> type;
@@ -743,8 +828,8 @@ struct CheckerboardFunctor {
   // scratch of the staged atoms, the cell's atoms and its trials' random numbers
   static size_t scratch_bytes(int window_cap, int cell_cap, int team)
   {
-    return 3 * ScratchD::shmem_size(window_cap) + ScratchS::shmem_size(window_cap) + ScratchI::shmem_size(28) +
-           ScratchI::shmem_size(team) + 3 * ScratchD::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap) +
+    return 3 * ScratchR::shmem_size(window_cap) + ScratchS::shmem_size(window_cap) + ScratchI::shmem_size(28) +
+           ScratchI::shmem_size(team) + 6 * ScratchD::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap) +
            5 * ScratchD::shmem_size(cell_cap) + ScratchI::shmem_size(cell_cap);
   }
   // scratch of the candidate list: a segment per group, as long as its share of the window
@@ -757,10 +842,11 @@ struct CheckerboardFunctor {
     const int cell = checker_active_cell(g, colour, tm.league_rank(), c0);
     const int natoms_in_cell = d.count(cell);
     const auto &mem = tm.team_scratch(level);
-    ScratchD ux(mem, window_cap), uy(mem, window_cap), uz(mem, window_cap);
+    ScratchR ux(mem, window_cap), uy(mem, window_cap), uz(mem, window_cap);
     ScratchS ut(mem, window_cap);
     ScratchI offset(mem, 28), listed(mem, team);
     ScratchD px(mem, d.cap), py(mem, d.cap), pz(mem, d.cap);
+    ScratchD ox(mem, d.cap), oy(mem, d.cap), oz(mem, d.cap);    // own atoms in the cell frame
     ScratchI ix(mem, d.cap), iy(mem, d.cap), iz(mem, d.cap), id(mem, d.cap), movable(mem, d.cap);
     ScratchD trial_dx(mem, d.cap), trial_dy(mem, d.cap), trial_dz(mem, d.cap), trial_u(mem, d.cap),
         trial_log_u(mem, d.cap);
@@ -797,14 +883,17 @@ struct CheckerboardFunctor {
       int c[3];
       double u[3];
       checker_cell(g, p, c, u);
-      ux(o) = off[0] * g.w[0] + u[0];
-      uy(o) = off[1] * g.w[1] + u[1];
-      uz(o) = off[2] * g.w[2] + u[2];
+      ux(o) = (Real) (off[0] * g.w[0] + u[0]);
+      uy(o) = (Real) (off[1] * g.w[1] + u[1]);
+      uz(o) = (Real) (off[2] * g.w[2] + u[2]);
       ut(o) = (short) type(i);
       if (w == 0) {
         px(s) = p[0];
         py(s) = p[1];
         pz(s) = p[2];
+        ox(s) = u[0];
+        oy(s) = u[1];
+        oz(s) = u[2];
         ix(s) = iy(s) = iz(s) = 0;
         id(s) = i;
         movable(s) = d.mobile(i);
@@ -822,7 +911,7 @@ struct CheckerboardFunctor {
       if (!movable(pick)) continue;
       trials++;
       const double disp[3] = {trial_dx(k), trial_dy(k), trial_dz(k)};
-      const double u_old[3] = {ux(pick), uy(pick), uz(pick)};
+      const double u_old[3] = {ox(pick), oy(pick), oz(pick)};
       // Does the trial stay in the cell? In the cell's frame u_old + disp answers, unless it lies
       // within round-off of a face: then the host's own test (wrapped position, its cell) does.
       double u_new[3];
@@ -841,35 +930,31 @@ struct CheckerboardFunctor {
         if (checker_cell(g, p_new, cn, u_new) != cell) continue;
       }
       const int itype = ut(pick);
-      const double cutsq = row_cutsq(itype);
+      const Real cutsq = (Real) row_cutsq(itype);
+      const Real un[3] = {(Real) u_new[0], (Real) u_new[1], (Real) u_new[2]};
+      const Real uo[3] = {(Real) u_old[0], (Real) u_old[1], (Real) u_old[2]};
       // pass 1: list the staged atoms within the cutoff of the old or the new position
       int nlisted = 0;
       for (int r = 0; r < rounds; r++) {
         const int j = (r * ngroups + my_group) * group + lane;
         bool near = false;
         if (j < nstage && j != pick) {
-          double dx = u_new[0] - ux(j), dy = u_new[1] - uy(j), dz = u_new[2] - uz(j);
-          const double rsq_new = dx * dx + dy * dy + dz * dz;
-          dx = u_old[0] - ux(j);
-          dy = u_old[1] - uy(j);
-          dz = u_old[2] - uz(j);
+          Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
+          const Real rsq_new = dx * dx + dy * dy + dz * dz;
+          dx = uo[0] - ux(j);
+          dy = uo[1] - uy(j);
+          dz = uo[2] - uz(j);
           near = rsq_new < cutsq || dx * dx + dy * dy + dz * dz < cutsq;
         }
-        int slot = near ? 0 : -1, added = near ? 1 : 0;
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-        if (group == 32) {
-          const unsigned mask = __ballot_sync(0xffffffffu, near);
-          slot = near ? __popc(mask & ((1u << lane) - 1u)) : -1;
-          added = __popc(mask);
-        }
-#endif
+        int added;
+        const int slot = group_append(near, group, lane, added);
         if (slot >= 0) list(my_group * segment + nlisted + slot) = j;
         nlisted += added;
       }
       if (lane == 0) listed(my_group) = nlisted;
       tm.team_barrier();
       // pass 2: the energy change over the listed atoms
-      const PairCoeff *row = coeff.data() + itype * nt1;
+      const PairCoeffT<Real> *row = coeff.data() + itype * nt1;
       int total = 0;
       for (int q = 0; q < ngroups; q++) total += listed(q);
       double dU = 0.0;
@@ -879,13 +964,13 @@ struct CheckerboardFunctor {
             int q = 0, before = 0;    // entry e of the list is in the segment of group q
             while (e >= before + listed(q)) before += listed(q++);
             const int j = list(q * segment + e - before);
-            const PairCoeff &pc = row[ut(j)];
-            double dx = u_new[0] - ux(j), dy = u_new[1] - uy(j), dz = u_new[2] - uz(j);
-            acc += pair_energy(pc, dx * dx + dy * dy + dz * dz);
-            dx = u_old[0] - ux(j);
-            dy = u_old[1] - uy(j);
-            dz = u_old[2] - uz(j);
-            acc -= pair_energy(pc, dx * dx + dy * dy + dz * dz);
+            const PairCoeffT<Real> &pc = row[ut(j)];
+            Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
+            acc += (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
+            dx = uo[0] - ux(j);
+            dy = uo[1] - uy(j);
+            dz = uo[2] - uz(j);
+            acc -= (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
           },
           dU);
       // the reduction has waited for every thread, so the list may be refilled; an accepted move
@@ -901,9 +986,12 @@ struct CheckerboardFunctor {
           ix(pick) += shift[0];
           iy(pick) += shift[1];
           iz(pick) += shift[2];
-          ux(pick) = u_new[0];
-          uy(pick) = u_new[1];
-          uz(pick) = u_new[2];
+          ox(pick) = u_new[0];
+          oy(pick) = u_new[1];
+          oz(pick) = u_new[2];
+          ux(pick) = un[0];
+          uy(pick) = un[1];
+          uz(pick) = un[2];
         });
         du_sum += dU;
         accepted++;
@@ -981,7 +1069,9 @@ class DeviceSystem {
   using TeamPolicy = Kokkos::TeamPolicy<ExecSpace>;
   using Grid = kk::Grid;
 
-  DeviceSystem(const PairTable &table, int team_size) : team_size_(team_size)
+  // mixed: the checkerboard and Widom kernels evaluate pair terms (and stage positions, relative
+  // to their cell) in float, summing in double; everything else stays double.
+  DeviceSystem(const PairTable &table, int team_size, bool mixed = false) : team_size_(team_size), mixed_(mixed)
   {
     ntypes_ = table.ntypes;
     cut_max_ = table.cut_max;
@@ -990,6 +1080,10 @@ class DeviceSystem {
     auto h_coeff = Kokkos::create_mirror_view(c_.coeff);
     for (size_t k = 0; k < table.coeff.size(); k++) h_coeff(k) = table.coeff[k];
     Kokkos::deep_copy(c_.coeff, h_coeff);
+    c_.coeff_f = View<PairCoeffT<float> *>("gpumc:coeff_float", table.coeff.size());
+    auto h_coeff_f = Kokkos::create_mirror_view(c_.coeff_f);
+    for (size_t k = 0; k < table.coeff.size(); k++) h_coeff_f(k) = PairCoeffT<float>(table.coeff[k]);
+    Kokkos::deep_copy(c_.coeff_f, h_coeff_f);
     c_.row_cutsq = View<double *>("gpumc:row_cutsq", ntypes_ + 1);
     auto h_row = Kokkos::create_mirror_view(c_.row_cutsq);
     for (int i = 0; i <= ntypes_; i++) {
@@ -1162,22 +1256,35 @@ class DeviceSystem {
       Kokkos::parallel_reduce("gpumc:widom_simple",
                               Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>(0, (int64_t) done),
                               kk::WidomSimpleFunctor<DeviceType>{c_, a, rng}, sum);
+    } else if (mixed_) {
+      sum = widom_tiled<float>(a, rng);
     } else {
-      kk::WidomTiledFunctor<DeviceType> f{c_, a, rng, 0};
-      int most = 0;
-      using F = kk::WidomTiledFunctor<DeviceType>;
-      Kokkos::parallel_reduce("gpumc:widom_window_max",
-                              Kokkos::RangePolicy<ExecSpace, typename F::TagWindowMax>(0, (int) a.ncells), f,
-                              Kokkos::Max<int>(most));
-      f.cap = std::max(most, 1);
-      const int team = team_size_ > 0 ? team_size_ : (on_host() ? 1 : 128);
-      Kokkos::parallel_reduce(
-          "gpumc:widom_tiled",
-          Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.ncells, team)
-              .set_scratch_size(0, Kokkos::PerTeam(f.scratch_bytes(f.cap))),
-          f, sum);
+      sum = widom_tiled<double>(a, rng);
     }
     return sum / (double) done;
+  }
+
+  template <class Real>
+  double widom_tiled(const kk::WidomArgs &a, const CounterRNG &rng)
+  {
+    using F = kk::WidomTiledFunctor<DeviceType, Real>;
+    F f{c_, a, rng};
+    int most = 0;
+    Kokkos::parallel_reduce("gpumc:widom_window_max",
+                            Kokkos::RangePolicy<ExecSpace, typename F::TagWindowMax>(0, (int) a.ncells), f,
+                            Kokkos::Max<int>(most));
+    f.cap = std::max(most, 1);
+    const int team = team_size_ > 0 ? team_size_ : (on_host() ? 1 : 128);
+    f.group = warp_group(team);
+    f.ngroups = team / f.group;
+    double sum = 0.0;
+    const size_t bytes = F::scratch_bytes(f.cap, f.ngroups);
+    f.level = bytes <= TeamPolicy::scratch_size_max(0) ? 0 : 1;
+    Kokkos::parallel_reduce(std::is_same<Real, float>::value ? "gpumc:widom_tiled_mixed" : "gpumc:widom_tiled",
+                            Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.ncells, team)
+                                .set_scratch_size(f.level, Kokkos::PerTeam(bytes)),
+                            f, sum);
+    return sum;
   }
 
   // ---- output ----
@@ -1253,7 +1360,24 @@ class DeviceSystem {
     if (ntypes_ > 32767) throw std::runtime_error("the checkerboard kernel stages atom types as short integers");
     int order[8];
     checker_colour_order(rng, sweep, order);
-    using F = kk::CheckerboardFunctor<DeviceType>;
+    if (mixed_)
+      checker_colours<float>(g, order, window, beta, dmax, rng, sweep);
+    else
+      checker_colours<double>(g, order, window, beta, dmax, rng, sweep);
+    if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
+    Kokkos::parallel_reduce("gpumc:checker_sum", Kokkos::RangePolicy<ExecSpace>(0, ncells),
+                            kk::CheckerSumFunctor<DeviceType>{cb_}, cb_sums_);
+    Kokkos::parallel_for("gpumc:checker_add", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                         kk::CheckerAddFunctor<DeviceType>{cb_sums_, c_.scalar, c_.counter});
+    cells_stale_ = true;
+  }
+
+  // The 8 colours of a checkerboard sweep, pair terms in precision Real.
+  template <class Real>
+  void checker_colours(const CheckerGrid &g, const int order[8], int window, double beta, double dmax,
+                       const CounterRNG &rng, uint64_t sweep)
+  {
+    using F = kk::CheckerboardFunctor<DeviceType, Real>;
     const int nactive = checker_active_count(g);
     int team = checker_team_size(nactive);
     const int window_cap = std::max(window, 1);
@@ -1264,7 +1388,7 @@ class DeviceSystem {
     const size_t on_chip = TeamPolicy::scratch_size_max(0) + (size_t) (1024 - team) * sizeof(double);
     const int level = bytes <= on_chip ? 0 : 1;
     const int list_level = level == 0 && bytes + list_bytes <= on_chip ? 0 : 1;
-    F f{cb_,  c_.coeff, c_.row_cutsq, c_.image, c_.type, c_.nt1, 0,    window_cap, team,
+    F f{cb_,  c_.coeff_view(Real()), c_.row_cutsq, c_.image, c_.type, c_.nt1, 0,    window_cap, team,
         warp_group(team), level, list_level, rng, sweep, beta, dmax};
     using Policy = typename F::Policy;
     auto with_scratch = [&](Policy p) {
@@ -1278,23 +1402,21 @@ class DeviceSystem {
       f.group = warp_group(team);
     }
     const Policy policy = with_scratch(Policy(nactive, team));
-    for (int colour : order) {
-      f.colour = colour;
-      Kokkos::parallel_for("gpumc:checkerboard", policy, f);
+    for (int k = 0; k < 8; k++) {
+      f.colour = order[k];
+      Kokkos::parallel_for(std::is_same<Real, float>::value ? "gpumc:checkerboard_mixed" : "gpumc:checkerboard",
+                           policy, f);
     }
-    if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
-    Kokkos::parallel_reduce("gpumc:checker_sum", Kokkos::RangePolicy<ExecSpace>(0, ncells),
-                            kk::CheckerSumFunctor<DeviceType>{cb_}, cb_sums_);
-    Kokkos::parallel_for("gpumc:checker_add", Kokkos::RangePolicy<ExecSpace>(0, 1),
-                         kk::CheckerAddFunctor<DeviceType>{cb_sums_, c_.scalar, c_.counter});
-    cells_stale_ = true;
   }
 
   // The largest team the translation kernel of an algorithm can run with here: a host backend's
   // thread pool, a GPU's block limits for that kernel's registers.
-  static int max_team_size(bool checkerboard)
+  static int max_team_size(bool checkerboard, bool mixed)
   {
-    using Checkerboard = kk::CheckerboardFunctor<DeviceType>;
+    using Checkerboard = kk::CheckerboardFunctor<DeviceType, double>;
+    using CheckerboardMixed = kk::CheckerboardFunctor<DeviceType, float>;
+    if (checkerboard && mixed)
+      return typename CheckerboardMixed::Policy(1, 1).team_size_max(CheckerboardMixed{}, Kokkos::ParallelForTag());
     if (checkerboard)
       return typename Checkerboard::Policy(1, 1).team_size_max(Checkerboard{}, Kokkos::ParallelForTag());
     return TeamPolicy(1, 1).team_size_max(kk::TranslationFunctor<DeviceType>{}, Kokkos::ParallelForTag());
@@ -1331,6 +1453,7 @@ class DeviceSystem {
 
  private:
   int natoms_ = 0, ntypes_ = 0, team_size_ = 0;
+  bool mixed_ = false;
   double cut_max_ = 0.0;
   double box_lo_[3] = {0, 0, 0}, box_len_[3] = {0, 0, 0};    // the host's copy of the box
   std::vector<double> tail_;

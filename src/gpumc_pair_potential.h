@@ -14,32 +14,49 @@ enum PairKind : int { PAIR_NONE = 0, PAIR_LJ_CUT = 1, PAIR_MORSE = 2 };
 
 // One (itype, jtype) interaction. lj/cut: a = 4 eps sigma^12, b = 4 eps sigma^6.
 // morse: a = D0, b = alpha, c = r0. offset is the energy at the cutoff under
-// `pair_modify shift yes`, else 0.
-struct PairCoeff {
+// `pair_modify shift yes`, else 0. Real is double, or float for the pair terms of the mixed
+// precision kernels (converted from the double table, so both evaluate the same formula).
+template <class Real>
+struct PairCoeffT {
   int kind = PAIR_NONE;
-  double cutsq = 0.0;
-  double a = 0.0, b = 0.0, c = 0.0;
-  double offset = 0.0;
-};
+  Real cutsq = 0, a = 0, b = 0, c = 0;
+  Real offset = 0;
 
-GPUMC_INLINE double pair_energy_unshifted(const PairCoeff &p, double rsq)
+  PairCoeffT() = default;
+  template <class Other>
+  explicit PairCoeffT(const PairCoeffT<Other> &o) :
+      kind(o.kind), cutsq((Real) o.cutsq), a((Real) o.a), b((Real) o.b), c((Real) o.c), offset((Real) o.offset)
+  {
+  }
+};
+using PairCoeff = PairCoeffT<double>;
+
+// exp and sqrt of the precision asked for (float stays float on host and device)
+GPUMC_INLINE double real_exp(double x) { return exp(x); }
+GPUMC_INLINE float real_exp(float x) { return expf(x); }
+GPUMC_INLINE double real_sqrt(double x) { return sqrt(x); }
+GPUMC_INLINE float real_sqrt(float x) { return sqrtf(x); }
+
+template <class Real>
+GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
 {
   if (p.kind == PAIR_LJ_CUT) {
-    const double r2inv = 1.0 / rsq;
-    const double r6inv = r2inv * r2inv * r2inv;
+    const Real r2inv = Real(1) / rsq;
+    const Real r6inv = r2inv * r2inv * r2inv;
     return r6inv * (p.a * r6inv - p.b);
   }
   if (p.kind == PAIR_MORSE) {
-    const double dexp = exp(-p.b * (sqrt(rsq) - p.c));
-    return p.a * (dexp * dexp - 2.0 * dexp);
+    const Real dexp = real_exp(-p.b * (real_sqrt(rsq) - p.c));
+    return p.a * (dexp * dexp - Real(2) * dexp);
   }
-  return 0.0;
+  return Real(0);
 }
 
 // Energy of a pair at squared distance rsq; zero at and beyond the cutoff.
-GPUMC_INLINE double pair_energy(const PairCoeff &p, double rsq)
+template <class Real>
+GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, Real rsq)
 {
-  return rsq < p.cutsq ? pair_energy_unshifted(p, rsq) - p.offset : 0.0;
+  return rsq < p.cutsq ? pair_energy_unshifted(p, rsq) - p.offset : Real(0);
 }
 
 // Coefficients from the parameters LAMMPS's pair styles hold after mixing (init_one).

@@ -46,6 +46,9 @@ std::vector<BadInput> bad_inputs()
       {"vmoves", lj, "fix mc all gpumc/npt 1 1.0 1.0 5 vmoves 0", "vmoves must be > 0"},
       {"algorithm", lj, "fix mc all gpumc/nvt 1 1.0 5 algorithm parallel",
        "algorithm takes sequential or checkerboard, not parallel"},
+      {"precision", lj, "fix mc all gpumc/nvt 1 1.0 5 precision single", "precision takes double or mixed, not single"},
+      {"precision_mixed_host", lj, "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard precision mixed\nrun 0",
+       "precision mixed is an option of the Kokkos style gpumc/nvt/kk"},
       // a box of exactly twice the cutoff is allowed, but cannot hold two checkerboard cells
       {"checkerboard_box_too_small",
        "units lj\natom_style atomic\nregion box block 0 6 0 8 0 8\ncreate_box 1 box\n"
@@ -90,6 +93,9 @@ std::vector<BadInput> bad_inputs()
       {"widom_temperature", lj, "compute w all widom 1 100 0.0 5", "temperature must be > 0"},
       {"widom_seed", lj, "compute w all widom 1 100 1.0 -2", "seed must be a positive integer"},
       {"widom_keyword", lj, "compute w all widom 1 100 1.0 5 extra 1", "unknown keyword extra"},
+      {"widom_precision", lj, "compute w all widom 1 100 1.0 5 precision half", "precision takes double or mixed, not half"},
+      {"widom_precision_host", lj, "compute w all widom 1 100 1.0 5 precision mixed\nrun 0",
+       "precision mixed is an option of the Kokkos style compute widom/kk"},
       {"widom_group", lj + "group one type 1\n", "compute w one widom 1 100 1.0 5", "requires group all"},
       {"widom_pair_style", "units lj\natom_style atomic\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
                            "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style soft 2.5\npair_coeff * * 1.0\n",

@@ -345,3 +345,100 @@ TEST(Kokkos, NonConsecutiveAtomIdsAreRefused)
   const std::string err = s.error_of("fix mc all gpumc/nvt 1 1.0 5\nrun 0");
   EXPECT_NE(err.find("requires consecutive atom IDs"), std::string::npos) << err;
 }
+
+// precision mixed: the same insertion points as double precision (the same random numbers), pair
+// terms in float. The mean Boltzmann factor agrees to well within float round-off of the pair
+// energies (about 1e-6 eV here against kT = 0.34 eV), for Morse and for three LJ types.
+TEST(Kokkos, MixedPrecisionWidomMatchesDouble)
+{
+  struct Case {
+    std::string name, setup;
+    int type;
+    double temperature;
+  };
+  const Case cases[] = {{"sio2 O", fmt::format(SIO2, ""), 2, 4000.0},
+                        {"sio2 Si", fmt::format(SIO2, ""), 1, 4000.0},
+                        {"lj mix type 3", fmt::format(LJ_MIX, ""), 3, 1.2}};
+  for (const auto &c : cases) {
+    double factor[2];
+    for (int mixed = 0; mixed < 2; mixed++) {
+      LammpsSession s(kokkos_args(true));
+      s.cmd(c.setup + fmt::format("displace_atoms all random 0.3 0.3 0.3 71 units box\n"
+                                  "compute w all widom {} 200000 {} 77 precision {}\n"
+                                  "thermo_style custom step c_w[4]\nrun 0",
+                                  c.type, c.temperature, mixed ? "mixed" : "double"));
+      factor[mixed] = s.compute_vector("w", 3);
+    }
+    SCOPED_TRACE(c.name);
+    std::printf("%s: <exp(-beta dU)> double %.10g, mixed %.10g, relative difference %.2e\n", c.name.c_str(),
+                factor[0], factor[1], std::fabs(factor[1] / factor[0] - 1.0));
+    EXPECT_GT(factor[0], 0.0);
+    EXPECT_NEAR(factor[1], factor[0], 1e-5 * factor[0]);
+  }
+}
+
+// precision mixed in checkerboard sweeps: the running energy, summed from float pair terms, stays
+// with the double recomputation (drift), and the LJ liquid's energy and pressure agree with
+// double-precision sweeps of an independent chain within their error bars.
+TEST(Kokkos, MixedPrecisionCheckerboardDriftAndAverages)
+{
+  {
+    LammpsSession s(kokkos_args(true));
+    s.cmd(fmt::format(SIO2, "") + "fix mc all gpumc/nvt 1 4000.0 5 algorithm checkerboard precision mixed "
+                                  "check 5 tune 10\nthermo 100000\nrun 40");
+    const double e = s.fix_vector("mc", 5), drift = s.fix_vector("mc", 7);
+    std::printf("sio2 mixed: energy %.6f eV, max |drift| %.3g eV after %.0f accepted moves\n", e, drift,
+                s.fix_vector("mc", 1));
+    EXPECT_GT(s.fix_vector("mc", 1), 5000.0);
+    EXPECT_GT(drift, 0.0);    // float pair terms: some round-off, seen by the check
+    EXPECT_LT(drift, 1e-6 * std::fabs(e));
+  }
+  const std::string lj = "units lj\natom_style atomic\nlattice fcc 0.776\nregion box block 0 7 0 7 0 7\n"
+                         "create_box 1 box\ncreate_atoms 1 box\nmass 1 1.0\npair_style lj/cut 3.0\n"
+                         "pair_coeff 1 1 1.0 1.0\nthermo 100000\ncompute pvir all pressure NULL virial\n"
+                         "variable u equal pe\nvariable p equal c_pvir\n";    // lj units: pe per atom
+  Blocks u[2], p[2];
+  for (int mixed = 0; mixed < 2; mixed++) {
+    LammpsSession s(kokkos_args(true));
+    s.cmd(lj + fmt::format("fix mc all gpumc/nvt 2 0.85 {} tune 150 algorithm checkerboard precision {}\nrun 250\n"
+                           "fix av all ave/time 5 10 50 v_u v_p",
+                           mixed ? 1234 : 4321, mixed ? "mixed" : "double"));
+    for (int b = 0; b < 20; b++) {
+      s.cmd(fmt::format("run 50 {}", b == 0 ? "post no" : "pre no post no"));
+      u[mixed].add(s.fix_vector("av", 0));
+      p[mixed].add(s.fix_vector("av", 1));
+    }
+    const double e = s.fix_vector("mc", 5), drift = s.fix_vector("mc", 7);
+    std::printf("lj %s: U/N = %.5f +- %.5f, P_virial = %.4f +- %.4f, max |drift| %.2g of %.1f\n",
+                mixed ? "mixed " : "double", u[mixed].mean(), u[mixed].standard_error(), p[mixed].mean(),
+                p[mixed].standard_error(), drift, e);
+    EXPECT_LT(drift, (mixed ? 1e-5 : 1e-8) * std::fabs(e));
+  }
+  for (Blocks *b : {u, p}) {
+    const double se = std::sqrt(b[0].standard_error() * b[0].standard_error() +
+                                b[1].standard_error() * b[1].standard_error());
+    EXPECT_LT(std::fabs(b[0].mean() - b[1].mean()), 4.0 * se);
+  }
+  EXPECT_LT(u[0].standard_error(), 0.005);    // resolves the energy
+}
+
+// precision mixed needs the Kokkos engine's checkerboard kernel.
+TEST(Kokkos, MixedPrecisionNeedsCheckerboardAndKokkos)
+{
+  {
+    LammpsSession s(kokkos_args(true));
+    const std::string err = s.error_of(fmt::format(LJ_MIX, "") + "fix mc all gpumc/nvt 1 1.0 5 precision mixed\nrun 1");
+    EXPECT_NE(err.find("precision mixed requires algorithm checkerboard"), std::string::npos) << err;
+  }
+  {
+    LammpsSession s(kokkos_args(true));
+    const std::string err = s.error_of(fmt::format(LJ_MIX, "") + "suffix off\nfix mc all gpumc/nvt 1 1.0 5 "
+                                                                 "algorithm checkerboard precision mixed\nrun 1");
+    EXPECT_NE(err.find("is an option of the Kokkos style"), std::string::npos) << err;
+  }
+  {
+    LammpsSession s(kokkos_args(true));
+    const std::string err = s.error_of(fmt::format(LJ_MIX, "") + "compute w all widom 1 10 1.0 5 precision single");
+    EXPECT_NE(err.find("precision takes double or mixed"), std::string::npos) << err;
+  }
+}
