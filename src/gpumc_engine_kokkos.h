@@ -67,6 +67,8 @@ enum DeviceCounter : int {
 namespace kk {
 
 constexpr int REACH = 2;    // cells per cutoff
+// rounds of candidates a thread tests before listing them: independent work to hide latency
+constexpr int CANDIDATE_ROUNDS = 4;
 
 // Grid and slot layout of the cell list.
 struct Grid {
@@ -534,6 +536,18 @@ KOKKOS_INLINE_FUNCTION void group_sync(int group)
   (void) group;
 }
 
+// Lane src's value on every lane of the group.
+template <class T>
+KOKKOS_INLINE_FUNCTION T group_broadcast(T v, int src, int group)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32) return __shfl_sync(0xffffffffu, v, src);
+#endif
+  (void) src;
+  (void) group;
+  return v;
+}
+
 // Sum over the group's lanes, the same bits on every lane (a butterfly: partners add the same
 // two numbers).
 KOKKOS_INLINE_FUNCTION double group_sum(double v, int group)
@@ -682,33 +696,51 @@ struct WidomTiledFunctor {
         Kokkos::TeamThreadRange(tm, ngroups * group),
         [&](const int r, double &part) {
           const int my_group = r / group, lane = r % group, seg = my_group * cap;
-          for (int j = my_group; j < (int) a.per_cell; j += ngroups) {
-            double p[3];
-            int cc[3];
-            widom_point_in_cell(c.g, a, rng, (uint64_t) j * (uint64_t) a.ncells + (uint64_t) cell, p, cc);
-            const Real q[3] = {(Real) (p[0] - corner[0]), (Real) (p[1] - corner[1]), (Real) (p[2] - corner[2])};
-            int nlisted = 0;
-            for (int base = 0; base < natoms_w; base += group) {
-              const int o = base + lane;
-              Real rsq = 0;
-              if (o < natoms_w) {
-                const Real dx = q[0] - px(o), dy = q[1] - py(o), dz = q[2] - pz(o);
-                rsq = dx * dx + dy * dy + dz * dz;
-              }
-              int added;
-              const int slot = group_append(o < natoms_w && rsq < cutsq, group, lane, added);
-              if (slot >= 0) {
-                list_rsq(seg + nlisted + slot) = rsq;
-                list_type(seg + nlisted + slot) = pt(o);
-              }
-              nlisted += added;
+          // a group takes its insertions `group` at a time, each lane drawing one point (the
+          // counter-based draw costs as much as a tenth of an insertion), then evaluates them in turn
+          for (int first = my_group * group; first < (int) a.per_cell; first += ngroups * group) {
+            Real mine[3] = {0, 0, 0};
+            if (first + lane < (int) a.per_cell) {
+              double p[3];
+              int cc[3];
+              widom_point_in_cell(c.g, a, rng, (uint64_t) (first + lane) * (uint64_t) a.ncells + (uint64_t) cell, p,
+                                  cc);
+              for (int d = 0; d < 3; d++) mine[d] = (Real) (p[d] - corner[d]);
             }
-            group_sync(group);
-            double e = 0.0;
-            for (int k = lane; k < nlisted; k += group) e += (double) pair_energy(row[list_type(seg + k)], list_rsq(seg + k));
-            e = group_sum(e, group);
-            if (lane == 0) part += exp(-a.beta * (e + a.tail_shift));
-            group_sync(group);    // the list is refilled by the next insertion
+            const int batch = (int) a.per_cell - first < group ? (int) a.per_cell - first : group;
+            for (int b = 0; b < batch; b++) {
+              const Real q[3] = {group_broadcast(mine[0], b, group), group_broadcast(mine[1], b, group),
+                                 group_broadcast(mine[2], b, group)};
+              int nlisted = 0;
+              // CANDIDATE_ROUNDS rounds of candidates at once: independent loads and arithmetic
+              for (int base = 0; base < natoms_w; base += CANDIDATE_ROUNDS * group) {
+                Real rsq[CANDIDATE_ROUNDS];
+                for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+                  const int o = base + u * group + lane;
+                  rsq[u] = cutsq;
+                  if (o < natoms_w) {
+                    const Real dx = q[0] - px(o), dy = q[1] - py(o), dz = q[2] - pz(o);
+                    rsq[u] = dx * dx + dy * dy + dz * dz;
+                  }
+                }
+                for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+                  const int o = base + u * group + lane;
+                  int added;
+                  const int slot = group_append(rsq[u] < cutsq, group, lane, added);
+                  if (slot >= 0) {
+                    list_rsq(seg + nlisted + slot) = rsq[u];
+                    list_type(seg + nlisted + slot) = pt(o);
+                  }
+                  nlisted += added;
+                }
+              }
+              group_sync(group);
+              double e = 0.0;
+              for (int k = lane; k < nlisted; k += group) e += (double) pair_energy(row[list_type(seg + k)], list_rsq(seg + k));
+              e = group_sum(e, group);
+              if (lane == 0) part += exp(-a.beta * (e + a.tail_shift));
+              group_sync(group);    // the list is refilled by the next insertion
+            }
           }
         },
         team_sum);
@@ -935,21 +967,27 @@ struct CheckerboardFunctor {
       const Real uo[3] = {(Real) u_old[0], (Real) u_old[1], (Real) u_old[2]};
       // pass 1: list the staged atoms within the cutoff of the old or the new position
       int nlisted = 0;
-      for (int r = 0; r < rounds; r++) {
-        const int j = (r * ngroups + my_group) * group + lane;
-        bool near = false;
-        if (j < nstage && j != pick) {
-          Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
-          const Real rsq_new = dx * dx + dy * dy + dz * dz;
-          dx = uo[0] - ux(j);
-          dy = uo[1] - uy(j);
-          dz = uo[2] - uz(j);
-          near = rsq_new < cutsq || dx * dx + dy * dy + dz * dz < cutsq;
+      for (int r0 = 0; r0 < rounds; r0 += CANDIDATE_ROUNDS) {    // several rounds at once (ILP)
+        bool near[CANDIDATE_ROUNDS];
+        for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+          const int j = ((r0 + u) * ngroups + my_group) * group + lane;
+          near[u] = false;
+          if (r0 + u < rounds && j < nstage && j != pick) {
+            Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
+            const Real rsq_new = dx * dx + dy * dy + dz * dz;
+            dx = uo[0] - ux(j);
+            dy = uo[1] - uy(j);
+            dz = uo[2] - uz(j);
+            near[u] = rsq_new < cutsq || dx * dx + dy * dy + dz * dz < cutsq;
+          }
         }
-        int added;
-        const int slot = group_append(near, group, lane, added);
-        if (slot >= 0) list(my_group * segment + nlisted + slot) = j;
-        nlisted += added;
+        for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+          const int j = ((r0 + u) * ngroups + my_group) * group + lane;
+          int added;
+          const int slot = group_append(near[u], group, lane, added);
+          if (slot >= 0) list(my_group * segment + nlisted + slot) = j;
+          nlisted += added;
+        }
       }
       if (lane == 0) listed(my_group) = nlisted;
       tm.team_barrier();
