@@ -827,8 +827,10 @@ struct CheckerBuildFunctor {
 // Each trial's energy change takes two passes. The first finds the staged atoms within the
 // cutoff of the old or the new position (about 1/6 of the 27 cells) and lists them: a group of
 // threads (a CUDA warp, elsewhere one thread) appends its candidates to its own segment of the
-// list, in candidate order, so the list and the sum's order are the same in every run. The
-// second pass sums the pair energies of the listed atoms only, with every thread busy.
+// list, in candidate order, so the list and the sum's order are the same in every run. In the
+// second the group sums the pair energies of its own list, lanes in parallel; the group sums are
+// then added in group order by every thread (one barrier per trial, and every thread takes the
+// same decision).
 //
 // Real: the precision of the staged cell-frame positions, the distances and the pair terms
 // (float in mixed precision); the cell's own atoms, the stay-in-cell test and all sums are double.
@@ -861,7 +863,7 @@ struct CheckerboardFunctor {
   static size_t scratch_bytes(int window_cap, int cell_cap, int team)
   {
     return 3 * ScratchR::shmem_size(window_cap) + ScratchS::shmem_size(window_cap) + ScratchI::shmem_size(28) +
-           ScratchI::shmem_size(team) + 6 * ScratchD::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap) +
+           ScratchD::shmem_size(2 * team) + 6 * ScratchD::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap) +
            5 * ScratchD::shmem_size(cell_cap) + ScratchI::shmem_size(cell_cap);
   }
   // scratch of the candidate list: a segment per group, as long as its share of the window
@@ -876,7 +878,8 @@ struct CheckerboardFunctor {
     const auto &mem = tm.team_scratch(level);
     ScratchR ux(mem, window_cap), uy(mem, window_cap), uz(mem, window_cap);
     ScratchS ut(mem, window_cap);
-    ScratchI offset(mem, 28), listed(mem, team);
+    ScratchI offset(mem, 28);
+    ScratchD partial(mem, 2 * team);    // the groups' energy sums of the last two trials
     ScratchD px(mem, d.cap), py(mem, d.cap), pz(mem, d.cap);
     ScratchD ox(mem, d.cap), oy(mem, d.cap), oz(mem, d.cap);    // own atoms in the cell frame
     ScratchI ix(mem, d.cap), iy(mem, d.cap), iz(mem, d.cap), id(mem, d.cap), movable(mem, d.cap);
@@ -936,6 +939,7 @@ struct CheckerboardFunctor {
     // candidate j of round r goes to group (j / group) % ngroups; a group's segment holds its rounds
     const int ngroups = team / group, rounds = (nstage + team - 1) / team, segment = rounds * group;
     const int my_group = tm.team_rank() / group, lane = tm.team_rank() % group;
+    int parity = 0;
     double du_sum = 0.0;
     long accepted = 0, trials = 0;
     for (int k = 0; k < natoms_in_cell; k++) {
@@ -989,30 +993,30 @@ struct CheckerboardFunctor {
           nlisted += added;
         }
       }
-      if (lane == 0) listed(my_group) = nlisted;
-      tm.team_barrier();
-      // pass 2: the energy change over the listed atoms
+      // pass 2: each group sums the pair terms of its own list (no thread waits for another
+      // group's list), then the groups' sums are added in group order, by every thread alike
+      group_sync(group);
       const PairCoeffT<Real> *row = coeff.data() + itype * nt1;
-      int total = 0;
-      for (int q = 0; q < ngroups; q++) total += listed(q);
+      double part = 0.0;
+      for (int q = lane; q < nlisted; q += group) {
+        const int j = list(my_group * segment + q);
+        const PairCoeffT<Real> &pc = row[ut(j)];
+        Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
+        part += (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
+        dx = uo[0] - ux(j);
+        dy = uo[1] - uy(j);
+        dz = uo[2] - uz(j);
+        part -= (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
+      }
+      part = group_sum(part, group);
+      // two alternating arrays of group sums: one barrier per trial (a group can write the next
+      // trial's sum while slower threads still read this trial's)
+      if (lane == 0) partial(parity * ngroups + my_group) = part;
+      tm.team_barrier();
       double dU = 0.0;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(tm, total),
-          [&](const int e, double &acc) {
-            int q = 0, before = 0;    // entry e of the list is in the segment of group q
-            while (e >= before + listed(q)) before += listed(q++);
-            const int j = list(q * segment + e - before);
-            const PairCoeffT<Real> &pc = row[ut(j)];
-            Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
-            acc += (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
-            dx = uo[0] - ux(j);
-            dy = uo[1] - uy(j);
-            dz = uo[2] - uz(j);
-            acc -= (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
-          },
-          dU);
-      // the reduction has waited for every thread, so the list may be refilled; an accepted move
-      // changes the staged atom, which the next trial must see
+      for (int q = 0; q < ngroups; q++) dU += partial(parity * ngroups + q);
+      parity ^= 1;
+      // an accepted move changes the staged atom, which every thread's next trial must see
       if (metropolis_accept_log(-beta * dU, trial_u(k), trial_log_u(k))) {
         Kokkos::single(Kokkos::PerTeam(tm), [&]() {
           double p_new[3] = {px(pick) + disp[0], py(pick) + disp[1], pz(pick) + disp[2]};
