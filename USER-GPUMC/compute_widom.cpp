@@ -15,7 +15,6 @@
 #include "utils.h"
 
 #include <cmath>
-#include <cstring>
 
 using namespace LAMMPS_NS;
 
@@ -40,12 +39,7 @@ ComputeWidom::ComputeWidom(LAMMPS *lmp, int narg, char **arg) :
     const std::string kw = arg[iarg];
     if (kw != "precision") error->all(FLERR, "{}: unknown keyword {}", who, kw);
     if (iarg + 2 > narg) utils::missing_cmd_args(FLERR, who + " " + kw, error);
-    if (strcmp(arg[iarg + 1], "double") == 0)
-      mixed_precision = false;
-    else if (strcmp(arg[iarg + 1], "mixed") == 0)
-      mixed_precision = true;
-    else
-      error->all(FLERR, "{}: precision takes double or mixed, not {}", who, arg[iarg + 1]);
+    mixed_precision = GPUMC::parse_precision(lmp, who, arg[iarg + 1]);
   }
 
   scalar_flag = vector_flag = 1;

@@ -130,12 +130,7 @@ void FixGpumcNVT::parse(int narg, char **arg)
       else
         error->all(FLERR, "{}: algorithm takes sequential or checkerboard, not {}", who, val);
     } else if (kw == "precision") {
-      if (strcmp(val, "double") == 0)
-        mixed_precision = false;
-      else if (strcmp(val, "mixed") == 0)
-        mixed_precision = true;
-      else
-        error->all(FLERR, "{}: precision takes double or mixed, not {}", who, val);
+      mixed_precision = GPUMC::parse_precision(lmp, who, val);
     } else if (npt && kw == "volume") {
       if (strcmp(val, "logv") == 0)
         volume_scheme = gpumc::VOLUME_LOGV;

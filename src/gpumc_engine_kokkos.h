@@ -124,10 +124,8 @@ struct CellData {
   View<double *> row_cutsq;                // largest cutoff^2 of each type's row
 
   // the coefficient table of a precision
-  KOKKOS_INLINE_FUNCTION const PairCoeffT<double> *coeffs(double) const { return coeff.data(); }
-  KOKKOS_INLINE_FUNCTION const PairCoeffT<float> *coeffs(float) const { return coeff_f.data(); }
-  View<PairCoeffT<double> *> coeff_view(double) const { return coeff; }
-  View<PairCoeffT<float> *> coeff_view(float) const { return coeff_f; }
+  KOKKOS_INLINE_FUNCTION View<PairCoeffT<double> *> coeff_view(double) const { return coeff; }
+  KOKKOS_INLINE_FUNCTION View<PairCoeffT<float> *> coeff_view(float) const { return coeff_f; }
   View<double *> scalar;                   // DeviceScalar
   View<long *> counter;                    // DeviceCounter
   View<int *> type, cell_of, slot_of;      // per atom
@@ -689,7 +687,7 @@ struct WidomTiledFunctor {
     });
     tm.team_barrier();
     const int natoms_w = offset(NW);
-    const PairCoeffT<Real> *row = c.coeffs(Real()) + a.type * c.nt1;
+    const PairCoeffT<Real> *row = c.coeff_view(Real()).data() + a.type * c.nt1;
     const Real cutsq = (Real) c.row_cutsq(a.type);
     double team_sum = 0.0;
     Kokkos::parallel_reduce(
@@ -1316,7 +1314,7 @@ class DeviceSystem {
                             Kokkos::RangePolicy<ExecSpace, typename F::TagWindowMax>(0, (int) a.ncells), f,
                             Kokkos::Max<int>(most));
     f.cap = std::max(most, 1);
-    const int team = team_size_ > 0 ? team_size_ : (on_host() ? 1 : 128);
+    const int team = team_size();
     f.group = warp_group(team);
     f.ngroups = team / f.group;
     double sum = 0.0;
@@ -1455,13 +1453,14 @@ class DeviceSystem {
   // thread pool, a GPU's block limits for that kernel's registers.
   static int max_team_size(bool checkerboard, bool mixed)
   {
-    using Checkerboard = kk::CheckerboardFunctor<DeviceType, double>;
-    using CheckerboardMixed = kk::CheckerboardFunctor<DeviceType, float>;
-    if (checkerboard && mixed)
-      return typename CheckerboardMixed::Policy(1, 1).team_size_max(CheckerboardMixed{}, Kokkos::ParallelForTag());
-    if (checkerboard)
-      return typename Checkerboard::Policy(1, 1).team_size_max(Checkerboard{}, Kokkos::ParallelForTag());
+    if (checkerboard) return mixed ? checker_team_max<float>() : checker_team_max<double>();
     return TeamPolicy(1, 1).team_size_max(kk::TranslationFunctor<DeviceType>{}, Kokkos::ParallelForTag());
+  }
+  template <class Real>
+  static int checker_team_max()
+  {
+    using F = kk::CheckerboardFunctor<DeviceType, Real>;
+    return typename F::Policy(1, 1).team_size_max(F{}, Kokkos::ParallelForTag());
   }
 
   long counter(int which) const

@@ -100,6 +100,14 @@ gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
   return table;
 }
 
+bool GPUMC::parse_precision(LAMMPS *lmp, const std::string &who, const char *value)
+{
+  if (strcmp(value, "mixed") == 0) return true;
+  if (strcmp(value, "double") != 0)
+    lmp->error->all(FLERR, "{}: precision takes double or mixed, not {}", who, value);
+  return false;
+}
+
 void GPUMC::check_system(LAMMPS *lmp, const std::string &who)
 {
   Error *error = lmp->error;

@@ -26,6 +26,9 @@ namespace GPUMC {
   // Stops with a clear error for setups GPUMC does not sample correctly.
   void check_system(LAMMPS *lmp, const std::string &who);
 
+  // Value of the `precision` keyword: true for mixed, false for double; anything else is an error.
+  bool parse_precision(LAMMPS *lmp, const std::string &who, const char *value);
+
   // Box of the LAMMPS domain.
   gpumc::Box box(LAMMPS *lmp);
 
