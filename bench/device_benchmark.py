@@ -44,16 +44,19 @@ def measure(lmp, n, repeats, quick, work, team_scan=False):
     out = []
     scale = 0.2 if quick else 1.0
 
-    # sequential chain: about a million trial moves per measurement
-    sweeps = max(1, int(1e6 / natoms * scale))
-    per_step = min(sweeps, 10)
-    steps = max(1, sweeps // per_step)
-    text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no\n"
-            f"thermo 100000\nrun 1\nrun {steps}\n")
-    rates = [steps * per_step * natoms / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
-    moves = median(rates)
-    out.append(("gpumc/nvt/kk sequential chain", "moves_per_s", moves, "trial moves/s"))
-    out.append(("gpumc/nvt/kk sequential chain", "sweeps_per_s", moves / natoms, "sweeps/s"))
+    # sequential chain: about 5 million trial moves per measurement (batches of moves evaluated at
+    # once and decided in order), and 2 x 10^5 with GPUMC_CHAIN_BATCH=1 (every move evaluated and
+    # decided in turn: the chain before the batches)
+    for label, moves_wanted, env in [("gpumc/nvt/kk sequential chain", 5e6, None),
+                                     ("gpumc/nvt/kk sequential chain (batch 1)", 2e5, {"GPUMC_CHAIN_BATCH": "1"})]:
+        sweeps = max(1, int(moves_wanted / natoms * scale))
+        per_step = min(sweeps, 10)
+        steps = max(1, sweeps // per_step)
+        text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no\n"
+                f"thermo 100000\nrun 1\nrun {steps}\n")
+        rates = [steps * per_step * natoms / loop_time(run_lammps(lmp, text, work, KOKKOS, env)) for _ in range(repeats)]
+        out.append((label, "moves_per_s", median(rates), "trial moves/s"))
+        out.append((label, "sweeps_per_s", median(rates) / natoms, "sweeps/s"))
 
     # checkerboard sweeps: about 10^7 trial moves, 10 sweeps per timestep; double and mixed precision
     # with the default team size and, with --team-scan for the large systems, other team sizes
@@ -83,12 +86,15 @@ def measure(lmp, n, repeats, quick, work, team_scan=False):
             rates.append(total / loop_time(o))
         out.append(("compute widom/kk" + suffix, "insertions_per_s", median(rates), "insertions/s"))
 
-    # volume moves: one translating atom, 20 volume trials per sweep, 5 sweeps per step, 4 steps
+    # volume moves: one translating atom, 20 volume trials per sweep, 5 sweeps per step, 4 steps; the
+    # energy by a team per cell (default) and atom by atom (GPUMC_PAIR_ENERGY_KERNEL=atom)
     vsteps, vper = 4, 5 * 20
     text = (base + "group one id 1\nfix mc one gpumc/npt/kk 5 4000.0 30000.0 999 vmoves 20 vstep 0.002 tune no\n"
             f"thermo 100000\nrun 1\nrun {vsteps}\n")
-    times = [loop_time(run_lammps(lmp, text, work, KOKKOS)) / (vsteps * vper) for _ in range(repeats)]
-    out.append(("gpumc/npt/kk volume move (ln V)", "volume_move_s", median(times), "s per volume move"))
+    for label, env in [("gpumc/npt/kk volume move (ln V)", None),
+                       ("gpumc/npt/kk volume move (ln V, energy atom by atom)", {"GPUMC_PAIR_ENERGY_KERNEL": "atom"})]:
+        times = [loop_time(run_lammps(lmp, text, work, KOKKOS, env)) / (vsteps * vper) for _ in range(repeats)]
+        out.append((label, "volume_move_s", median(times), "s per volume move"))
 
     # LAMMPS KOKKOS MD, NVT, dt = 1 fs: 1000 steps after 200
     mdsteps = int(1000 * scale) or 200

@@ -9,12 +9,14 @@
 // atoms contiguously), the box, the running energy and the counters. The host launches kernels
 // and reads per-invocation totals only.
 //
-// Translations run as one strictly sequential Metropolis chain: a single team executes the moves
-// one after another, its threads sharing the energy change of each move over the cells around
-// the old and new positions (the union of their windows). Volume moves are proposed, evaluated
-// and accepted by device kernels. A move that cannot be carried out with the current cell list (a
-// full cell, or cells that a compression made narrower than allowed) stops the chain before that
-// move; the host rebuilds the cell list and resumes at the same move, so the chain is unchanged.
+// Translations run as one strictly sequential Metropolis chain, evaluated in batches: a kernel
+// evaluates a batch's moves in parallel (a team per move, summing over the cells around the old
+// and new positions), and one team then decides them in chain order, correcting each energy
+// change for the moves of the batch accepted before it (see ChainCommitFunctor). Volume moves are
+// proposed, evaluated and accepted by device kernels. A move that cannot be carried out with the
+// current cell list (a full cell, or cells that a compression made narrower than allowed) stops
+// the chain before that move; the host rebuilds the cell list and resumes at the same move, so
+// the chain is unchanged.
 //
 // Kernels are functors, as in LAMMPS's KOKKOS package: nvcc's host-side wrappers of device
 // lambdas defined in class templates crash on the host (a call through a null pointer).
@@ -300,123 +302,378 @@ struct PairEnergyFunctor {
   }
 };
 
-// The strictly sequential translation chain, run by one team: moves first..first+nmoves-1.
+// The same sum by a team per cell: the team holds its cell's atoms and the cells of their window
+// (5 x 5 x 5) in scratch, and each thread takes slots of the window, reading each neighbouring
+// atom once for all the cell's atoms (the per-atom version reads it once per atom).
 template <class DeviceType>
-struct TranslationFunctor {
+struct PairEnergyCellFunctor {
+  using ExecSpace = typename DeviceType::execution_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  template <class T>
+  using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static constexpr int W = 2 * REACH + 1, NW = W * W * W;
+  CellData<DeviceType> c;
+  bool trial;
+
+  static size_t scratch_bytes(int cap)
+  {
+    return Scratch<int>::shmem_size(NW) + 3 * Scratch<double>::shmem_size(NW) + 3 * Scratch<double>::shmem_size(cap) +
+        2 * Scratch<int>::shmem_size(cap);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &tm, double &acc) const
+  {
+    if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
+    const int cell = tm.league_rank(), n_own = c.count(cell), cap = c.g.cap;
+    if (n_own == 0) return;
+    const auto &mem = tm.team_scratch(0);
+    Scratch<int> wcell(mem, NW);
+    Scratch<double> wsx(mem, NW), wsy(mem, NW), wsz(mem, NW);
+    Scratch<double> ox(mem, cap), oy(mem, cap), oz(mem, cap);
+    Scratch<int> oid(mem, cap), otype(mem, cap);
+    const double *px = trial ? c.tx.data() : c.sx.data();
+    const double *py = trial ? c.ty.data() : c.sy.data();
+    const double *pz = trial ? c.tz.data() : c.sz.data();
+    double lo[3], len[3];
+    c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
+    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
+    const int nw[3] = {W, W, W};
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, NW), [&](const int w) {
+      double sh[3];
+      wcell(w) = window_cell_flat(c.g, len, c0, nw, w, sh);
+      wsx(w) = sh[0];
+      wsy(w) = sh[1];
+      wsz(w) = sh[2];
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n_own), [&](const int a) {
+      const int k = cell * cap + a;
+      ox(a) = px[k];
+      oy(a) = py[k];
+      oz(a) = pz[k];
+      oid(a) = c.sid(k);
+      otype(a) = c.stype(k);
+    });
+    tm.team_barrier();
+    double e = 0.0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(tm, NW * cap),
+        [&](const int o, double &sum) {
+          const int w = o / cap, s = o - w * cap, wc = wcell(w);
+          if (s >= c.count(wc)) return;
+          const int k = wc * cap + s, j = c.sid(k), tj = c.stype(k);
+          const double xj = px[k] + wsx(w), yj = py[k] + wsy(w), zj = pz[k] + wsz(w);
+          for (int a = 0; a < n_own; a++) {
+            if (j <= oid(a)) continue;
+            const double dx = ox(a) - xj, dy = oy(a) - yj, dz = oz(a) - zj;
+            const double rsq = dx * dx + dy * dy + dz * dz;
+            if (rsq < c.row_cutsq(otype(a))) sum += pair_energy(c.coeff(otype(a) * c.nt1 + tj), rsq);
+          }
+        },
+        e);
+    Kokkos::single(Kokkos::PerTeam(tm), [&]() { acc += e; });
+  }
+};
+
+// ---- the sequential translation chain, evaluated speculatively in batches ----
+//
+// Moves first.. of the chain run in batches of B. A first kernel evaluates every move of a batch
+// at once (a team per move) against the configuration at the start of the batch; a second kernel,
+// one team, then walks the batch in chain order and decides. A move's energy change differs from
+// its evaluation only through the moves of the batch accepted before it, and those are known
+// exactly: the change is corrected by the pair terms between the moved atom's old and new
+// positions and each earlier accepted move's old and new positions (four terms per pair, zero
+// beyond the cutoff), and a move of an atom that itself moved earlier in the batch is evaluated
+// again from the current configuration. Every decision is therefore the strictly sequential
+// chain's, made with energy changes equal to it up to round-off in the order of the sums (as
+// between host and device anyway), and the chain does not depend on B.
+
+// A trial translation of the chain: the atom, its old and new position (wrapped into the box) and
+// the periodic images the move crosses.
+struct ChainTrial {
+  int atom, type;
+  double p_old[3], p_new[3];
+  int shift[3];
+};
+
+// Trial `move` of the chain drawn against the positions held in the cell list.
+template <class DeviceType>
+KOKKOS_INLINE_FUNCTION ChainTrial chain_trial(const CellData<DeviceType> &c, const Kokkos::View<int *, DeviceType> &mobile,
+                                              const CounterRNG &rng, uint64_t move, uint64_t nmobile, double dmax,
+                                              const double lo[3], const double len[3])
+{
+  const Translation t = propose_translation(rng, move, nmobile, dmax);
+  ChainTrial tr;
+  tr.atom = mobile(t.pick);
+  tr.type = c.type(tr.atom);
+  const int k = c.cell_of(tr.atom) * c.g.cap + c.slot_of(tr.atom);
+  tr.p_old[0] = c.sx(k);
+  tr.p_old[1] = c.sy(k);
+  tr.p_old[2] = c.sz(k);
+  for (int d = 0; d < 3; d++) {
+    tr.p_new[d] = tr.p_old[d] + t.disp[d];
+    tr.shift[d] = 0;
+  }
+  wrap_position(tr.p_new, lo, len, tr.shift);
+  return tr;
+}
+
+// Energy change of a trial translation, summed by a team over the cells around the old and new
+// positions: one pass over the union of their windows when the two cells are adjacent, else the
+// new window and then the old one. Every thread of the team gets the sum.
+template <class DeviceType, class Member>
+KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellData<DeviceType> &c,
+                                                 const double lo[3], const double len[3], const ChainTrial &tr)
+{
+  const Grid &g = c.g;
+  int c_old[3], c_new[3], c_lo[3], span[3];
+  cell_coords(g, lo, len, tr.p_old, c_old);
+  cell_coords(g, lo, len, tr.p_new, c_new);
+  bool adjacent = true;
+  for (int d = 0; d < 3; d++) {
+    c_lo[d] = c_old[d] < c_new[d] ? c_old[d] : c_new[d];
+    span[d] = c_old[d] < c_new[d] ? c_new[d] - c_old[d] : c_old[d] - c_new[d];
+    adjacent = adjacent && span[d] <= 1;
+  }
+  const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
+  const double cutsq = c.row_cutsq(tr.type);
+  const int i = tr.atom;
+  double dU = 0.0;
+  for (int pass = 0; pass < (adjacent ? 1 : 2); pass++) {
+    const int *c0 = adjacent ? c_lo : (pass == 0 ? c_new : c_old);
+    const int zero[3] = {0, 0, 0};
+    const int *sp = adjacent ? span : zero;
+    const int nw[3] = {2 * REACH + 1 + sp[0], 2 * REACH + 1 + sp[1], 2 * REACH + 1 + sp[2]};
+    const bool with_new = adjacent || pass == 0, with_old = adjacent || pass == 1;
+    double part = 0.0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, nw[0] * nw[1] * nw[2]),
+        [&](const int w, double &acc) {
+          double sh[3];
+          const int cell = window_cell_flat(g, len, c0, nw, w, sh);
+          const int base = cell * g.cap;
+          for (int s = 0; s < c.count(cell); s++) {
+            const int k = base + s;
+            if (c.sid(k) == i) continue;
+            const double xj = c.sx(k) + sh[0], yj = c.sy(k) + sh[1], zj = c.sz(k) + sh[2];
+            const PairCoeff &pc = row[c.stype(k)];
+            if (with_new) {
+              const double dx = tr.p_new[0] - xj, dy = tr.p_new[1] - yj, dz = tr.p_new[2] - zj;
+              const double rsq = dx * dx + dy * dy + dz * dz;
+              if (rsq < cutsq) acc += pair_energy(pc, rsq);
+            }
+            if (with_old) {
+              const double dx = tr.p_old[0] - xj, dy = tr.p_old[1] - yj, dz = tr.p_old[2] - zj;
+              const double rsq = dx * dx + dy * dy + dz * dz;
+              if (rsq < cutsq) acc -= pair_energy(pc, rsq);
+            }
+          }
+        },
+        part);
+    dU += part;
+  }
+  return dU;
+}
+
+// Pair energy of two positions in the periodic box (the nearest image: a side is at least twice
+// the cutoff, so no other image is in range).
+KOKKOS_INLINE_FUNCTION double pair_energy_nearest(const PairCoeff &pc, const double p[3], const double q[3],
+                                                  const double len[3])
+{
+  double rsq = 0.0;
+  for (int d = 0; d < 3; d++) {
+    double dx = p[d] - q[d];
+    if (dx > 0.5 * len[d]) dx -= len[d];
+    else if (dx < -0.5 * len[d]) dx += len[d];
+    rsq += dx * dx;
+  }
+  return pair_energy(pc, rsq);
+}
+
+// The evaluated moves of a batch, each against the configuration at the start of the batch.
+template <class DeviceType>
+struct BatchData {
+  Kokkos::View<int *[2], DeviceType> atom_type;
+  Kokkos::View<double *[6], DeviceType> positions;    // old (0-2) and new (3-5)
+  Kokkos::View<int *[3], DeviceType> shift;
+  Kokkos::View<double *[2], DeviceType> du_u;          // energy change, uniform number of the test
+  BatchData() = default;
+  explicit BatchData(int batch)
+      : atom_type("gpumc:batch_atom", batch), positions("gpumc:batch_pos", batch), shift("gpumc:batch_shift", batch),
+        du_u("gpumc:batch_du", batch)
+  {
+  }
+  int size() const { return (int) atom_type.extent(0); }
+};
+
+// Evaluation of moves first..first+count-1, a team per move.
+template <class DeviceType>
+struct ChainEvaluateFunctor {
   using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
   CellData<DeviceType> c;
   Kokkos::View<int *, DeviceType> mobile;
+  BatchData<DeviceType> b;
+  CounterRNG rng{0, 0};
+  double dmax;
+  uint64_t first, nmobile;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
+  {
+    if (c.counter(DC_STOPPED)) return;
+    const int k = team.league_rank();
+    double lo[3], len[3];
+    c.box(DS_LO, DS_LEN, lo, len);
+    const ChainTrial tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
+    const double dU = team_energy_change(team, c, lo, len, tr);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      b.atom_type(k, 0) = tr.atom;
+      b.atom_type(k, 1) = tr.type;
+      for (int d = 0; d < 3; d++) {
+        b.positions(k, d) = tr.p_old[d];
+        b.positions(k, 3 + d) = tr.p_new[d];
+        b.shift(k, d) = tr.shift[d];
+      }
+      b.du_u(k, 0) = dU;
+      b.du_u(k, 1) = uniform01(rng.bits(first + k, 1)[0]);    // accept_translation's test number
+    });
+  }
+};
+
+// Decisions of moves first..first+count-1 in chain order, by one team (see above). The team keeps
+// the batch and its accepted moves in scratch memory.
+template <class DeviceType>
+struct ChainCommitFunctor {
+  using ExecSpace = typename DeviceType::execution_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  template <class T>
+  using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  CellData<DeviceType> c;
+  Kokkos::View<int *, DeviceType> mobile;
+  BatchData<DeviceType> b;
   CounterRNG rng{0, 0};
   double beta, dmax;
-  uint64_t first, nmoves, nmobile;
+  uint64_t first, nmobile;
+  int count;
+
+  static size_t scratch_bytes(int batch)
+  {
+    return 4 * Scratch<int>::shmem_size(batch) + Scratch<int>::shmem_size(3 * batch) +
+        2 * Scratch<double>::shmem_size(6 * batch) + 2 * Scratch<double>::shmem_size(batch);
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
     if (c.counter(DC_STOPPED)) return;
     const Grid &g = c.g;
+    const auto &mem = team.team_scratch(0);
+    // the batch as evaluated
+    Scratch<int> atom(mem, count), type(mem, count), sh(mem, 3 * count);
+    Scratch<double> pos(mem, 6 * count), du(mem, count), u(mem, count);
+    // the accepted moves: atom, type, old and new position
+    Scratch<int> moved_atom(mem, count), moved_type(mem, count);
+    Scratch<double> moved_pos(mem, 6 * count);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int k) {
+      atom(k) = b.atom_type(k, 0);
+      type(k) = b.atom_type(k, 1);
+      for (int d = 0; d < 6; d++) pos(6 * k + d) = b.positions(k, d);
+      for (int d = 0; d < 3; d++) sh(3 * k + d) = b.shift(k, d);
+      du(k) = b.du_u(k, 0);
+      u(k) = b.du_u(k, 1);
+    });
+    team.team_barrier();
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
-    for (uint64_t m = first; m < first + nmoves; m++) {
-      const Translation t = propose_translation(rng, m, nmobile, dmax);
-      const int i = mobile(t.pick);
-      const int k_old = c.cell_of(i) * g.cap + c.slot_of(i);
-      const double p_old[3] = {c.sx(k_old), c.sy(k_old), c.sz(k_old)};
-      double p_new[3] = {p_old[0] + t.disp[0], p_old[1] + t.disp[1], p_old[2] + t.disp[2]};
-      int shift[3] = {0, 0, 0};
-      wrap_position(p_new, lo, len, shift);
-      int c_old[3], c_new[3], c_lo[3], span[3];
-      cell_coords(g, lo, len, p_old, c_old);
-      cell_coords(g, lo, len, p_new, c_new);
-      bool adjacent = true;
+    int naccepted = 0;
+    double energy_change = 0.0;
+    for (int k = 0; k < count; k++) {
+      ChainTrial tr;
+      tr.atom = atom(k);
+      tr.type = type(k);
       for (int d = 0; d < 3; d++) {
-        c_lo[d] = c_old[d] < c_new[d] ? c_old[d] : c_new[d];
-        span[d] = c_old[d] < c_new[d] ? c_new[d] - c_old[d] : c_old[d] - c_new[d];
-        adjacent = adjacent && span[d] <= 1;
+        tr.p_old[d] = pos(6 * k + d);
+        tr.p_new[d] = pos(6 * k + 3 + d);
+        tr.shift[d] = sh(3 * k + d);
       }
+      const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
+      // the pair terms that the accepted moves changed; NaN when one of them moved this atom
+      double correction = 0.0;
+      Kokkos::parallel_reduce(
+          Kokkos::TeamThreadRange(team, naccepted),
+          [&](const int a, double &sum) {
+            if (moved_atom(a) == tr.atom) {
+              sum += Kokkos::Experimental::quiet_NaN<double>::value;
+              return;
+            }
+            const PairCoeff &pc = row[moved_type(a)];
+            const double *was = &moved_pos(6 * a), *now = &moved_pos(6 * a + 3);
+            sum += pair_energy_nearest(pc, tr.p_new, now, len) - pair_energy_nearest(pc, tr.p_new, was, len) -
+                pair_energy_nearest(pc, tr.p_old, now, len) + pair_energy_nearest(pc, tr.p_old, was, len);
+          },
+          correction);
+      double dU = du(k) + correction;
+      if (correction != correction) {    // evaluated again (also a NaN from overlapping atoms)
+        tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
+        dU = team_energy_change(team, c, lo, len, tr);
+      }
+      if (!metropolis_accept(-beta * dU, u(k))) continue;
+      int c_new[3];
+      cell_coords(g, lo, len, tr.p_new, c_new);
       const int cell_new = cell_index(g, c_new);
-      // a full destination cell: stop before this move (the host makes room and resumes)
+      const int i = tr.atom;
+      // a full destination cell: stop before this move (the host makes room and resumes there)
       if (cell_new != c.cell_of(i) && c.count(cell_new) >= g.cap) {
         Kokkos::single(Kokkos::PerTeam(team), [&]() {
           c.counter(DC_STOPPED) = 1;
-          c.counter(DC_STOP_MOVE) = (long) m;
+          c.counter(DC_STOP_MOVE) = (long) (first + k);
           c.counter(DC_STOP_KIND) = 0;
+          c.scalar(DS_ENERGY) += energy_change;
+          c.counter(DC_TRANS_ACCEPTED) += naccepted;
         });
         return;
       }
-      const int itype = c.type(i);
-      const PairCoeff *row = c.coeff.data() + itype * c.nt1;
-      const double cutsq = c.row_cutsq(itype);
-      // adjacent cells: one pass over the union of the two windows, summing u(new) - u(old);
-      // otherwise (a displacement of several cells) the new window, then the old one
-      double dU = 0.0;
-      for (int pass = 0; pass < (adjacent ? 1 : 2); pass++) {
-        const int *c0 = adjacent ? c_lo : (pass == 0 ? c_new : c_old);
-        const int zero[3] = {0, 0, 0};
-        const int *sp = adjacent ? span : zero;
-        const int nw[3] = {2 * REACH + 1 + sp[0], 2 * REACH + 1 + sp[1], 2 * REACH + 1 + sp[2]};
-        const bool with_new = adjacent || pass == 0, with_old = adjacent || pass == 1;
-        double part = 0.0;
-        Kokkos::parallel_reduce(
-            Kokkos::TeamThreadRange(team, nw[0] * nw[1] * nw[2]),
-            [&](const int w, double &acc) {
-              double sh[3];
-              const int cell = window_cell_flat(g, len, c0, nw, w, sh);
-              const int base = cell * g.cap;
-              for (int s = 0; s < c.count(cell); s++) {
-                const int k = base + s;
-                if (c.sid(k) == i) continue;
-                const double xj = c.sx(k) + sh[0], yj = c.sy(k) + sh[1], zj = c.sz(k) + sh[2];
-                const PairCoeff &pc = row[c.stype(k)];
-                if (with_new) {
-                  const double dx = p_new[0] - xj, dy = p_new[1] - yj, dz = p_new[2] - zj;
-                  const double rsq = dx * dx + dy * dy + dz * dz;
-                  if (rsq < cutsq) acc += pair_energy(pc, rsq);
-                }
-                if (with_old) {
-                  const double dx = p_old[0] - xj, dy = p_old[1] - yj, dz = p_old[2] - zj;
-                  const double rsq = dx * dx + dy * dy + dz * dz;
-                  if (rsq < cutsq) acc -= pair_energy(pc, rsq);
-                }
-              }
-            },
-            part);
-        dU += part;
-      }
-      if (accept_translation(rng, m, beta, dU)) {
-        Kokkos::single(Kokkos::PerTeam(team), [&]() {
-          int k = k_old;
-          const int c_from = c.cell_of(i);
-          if (cell_new != c_from) {
-            // leave the old cell (its last atom fills the hole), join the new one
-            const int last = c_from * g.cap + c.count(c_from) - 1;
-            if (k != last) {
-              const int j = c.sid(last);
-              c.sx(k) = c.sx(last);
-              c.sy(k) = c.sy(last);
-              c.sz(k) = c.sz(last);
-              c.sid(k) = j;
-              c.stype(k) = c.stype(last);
-              c.slot_of(j) = c.slot_of(i);
-            }
-            c.count(c_from) -= 1;
-            const int s = c.count(cell_new);
-            c.count(cell_new) = s + 1;
-            c.cell_of(i) = cell_new;
-            c.slot_of(i) = s;
-            k = cell_new * g.cap + s;
-            c.sid(k) = i;
-            c.stype(k) = itype;
+      Kokkos::single(Kokkos::PerTeam(team), [&]() {
+        const int c_from = c.cell_of(i);
+        int slot = c_from * g.cap + c.slot_of(i);
+        if (cell_new != c_from) {
+          // leave the old cell (its last atom fills the hole), join the new one
+          const int last = c_from * g.cap + c.count(c_from) - 1;
+          if (slot != last) {
+            const int j = c.sid(last);
+            c.sx(slot) = c.sx(last);
+            c.sy(slot) = c.sy(last);
+            c.sz(slot) = c.sz(last);
+            c.sid(slot) = j;
+            c.stype(slot) = c.stype(last);
+            c.slot_of(j) = c.slot_of(i);
           }
-          c.sx(k) = p_new[0];
-          c.sy(k) = p_new[1];
-          c.sz(k) = p_new[2];
-          for (int d = 0; d < 3; d++) c.image(i, d) += shift[d];
-          c.scalar(DS_ENERGY) += dU;
-          c.counter(DC_TRANS_ACCEPTED) += 1;
-        });
-      }
+          c.count(c_from) -= 1;
+          const int s = c.count(cell_new);
+          c.count(cell_new) = s + 1;
+          c.cell_of(i) = cell_new;
+          c.slot_of(i) = s;
+          slot = cell_new * g.cap + s;
+          c.sid(slot) = i;
+          c.stype(slot) = tr.type;
+        }
+        c.sx(slot) = tr.p_new[0];
+        c.sy(slot) = tr.p_new[1];
+        c.sz(slot) = tr.p_new[2];
+        for (int d = 0; d < 3; d++)
+          if (tr.shift[d]) c.image(i, d) += tr.shift[d];
+        moved_atom(naccepted) = i;
+        moved_type(naccepted) = tr.type;
+        for (int d = 0; d < 3; d++) {
+          moved_pos(6 * naccepted + d) = tr.p_old[d];
+          moved_pos(6 * naccepted + 3 + d) = tr.p_new[d];
+        }
+      });
+      energy_change += dU;
+      naccepted++;
       team.team_barrier();
     }
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      c.scalar(DS_ENERGY) += energy_change;
+      c.counter(DC_TRANS_ACCEPTED) += naccepted;
+    });
   }
 };
 
@@ -1193,9 +1450,7 @@ class DeviceSystem {
     fetch_box(lo, len);
     ensure_cells();
     double e = 0.0;
-    const int layers = kk::PairEnergyFunctor<DeviceType>::layers_for(natoms_);
-    Kokkos::parallel_reduce("gpumc:pair_energy", Kokkos::RangePolicy<ExecSpace>(0, natoms_ * layers),
-                            kk::PairEnergyFunctor<DeviceType>{c_, false, layers}, e);
+    pair_energy_sum(false, e);
     e += tail_energy(len[0] * len[1] * len[2]);
     if (store) set_running_energy(e);
     return e;
@@ -1237,11 +1492,7 @@ class DeviceSystem {
     int v_done = 0;
     long last_stop = -1, repeats = 0;
     for (;;) {
-      if (t_done < nmoves && mobile.extent(0) > 0) {
-        kk::TranslationFunctor<DeviceType> f{c_, mobile, trans_rng, beta, dmax, first_move + t_done, nmoves - t_done,
-                                             (uint64_t) mobile.extent(0)};
-        Kokkos::parallel_for("gpumc:translations", TeamPolicy(1, team_size()), f);
-      }
+      if (t_done < nmoves && mobile.extent(0) > 0) chain(mobile, beta, dmax, trans_rng, first_move + t_done, nmoves - t_done);
       for (int v = v_done; v < nvol; v++) volume_trial(scheme, vstep, beta, pressure_energy, vol_rng, first_vol + v);
       if (nvol > 0) box_synced_ = false;
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.counter);
@@ -1260,6 +1511,25 @@ class DeviceSystem {
         v_done = (int) ((uint64_t) move - first_vol);
         rebuild_cells(true);     // cells too narrow for the proposed box: a coarser grid
       }
+    }
+  }
+
+  // Moves first..first+nmoves-1 of the sequential chain, in batches evaluated in parallel and
+  // decided in order (kk::ChainCommitFunctor). GPUMC_CHAIN_BATCH sets the batch (a test hook:
+  // the chain is the same for every batch; 1 is the strictly serial evaluation).
+  void chain(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t first, uint64_t nmoves)
+  {
+    const int batch = chain_batch();
+    if (chain_.size() != batch) chain_ = kk::BatchData<DeviceType>(batch);
+    const uint64_t nmobile = mobile.extent(0);
+    const size_t bytes = kk::ChainCommitFunctor<DeviceType>::scratch_bytes(batch);
+    for (uint64_t done = 0; done < nmoves; done += batch) {
+      const int count = (int) std::min<uint64_t>(batch, nmoves - done);
+      kk::ChainEvaluateFunctor<DeviceType> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
+      Kokkos::parallel_for("gpumc:chain_evaluate", TeamPolicy(count, team_size()), evaluate);
+      kk::ChainCommitFunctor<DeviceType> commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
+      Kokkos::parallel_for("gpumc:chain_commit",
+                           TeamPolicy(1, commit_team()).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
     }
   }
 
@@ -1454,7 +1724,7 @@ class DeviceSystem {
   static int max_team_size(bool checkerboard, bool mixed)
   {
     if (checkerboard) return mixed ? checker_team_max<float>() : checker_team_max<double>();
-    return TeamPolicy(1, 1).team_size_max(kk::TranslationFunctor<DeviceType>{}, Kokkos::ParallelForTag());
+    return TeamPolicy(1, 1).team_size_max(kk::ChainEvaluateFunctor<DeviceType>{}, Kokkos::ParallelForTag());
   }
   template <class Real>
   static int checker_team_max()
@@ -1501,6 +1771,7 @@ class DeviceSystem {
   std::vector<long> type_count_;
   kk::CellData<DeviceType> c_;
   kk::CheckerData<DeviceType> cb_;
+  kk::BatchData<DeviceType> chain_;
   View<int *> cb_mobile_source_;
   View<kk::CheckerSums> cb_sums_;
   bool cells_stale_ = false;    // positions moved by a checkerboard sweep: cb_.x holds them
@@ -1538,6 +1809,16 @@ class DeviceSystem {
     return 1;
   }
   int team_size() const { return team_size_ > 0 ? team_size_ : (on_host() ? 1 : 128); }
+  // the team that decides a batch of the sequential chain: a warp on a GPU
+  int commit_team() const { return on_host() ? 1 : 32; }
+  // moves per batch of the sequential chain: about sqrt(N), so that few moves of a batch move an
+  // atom that an earlier one moved (then evaluated again), at most 128
+  int chain_batch() const
+  {
+    const char *env = std::getenv("GPUMC_CHAIN_BATCH");
+    if (env) return std::max(1, std::atoi(env));
+    return std::max(8, std::min(128, (int) std::sqrt((double) natoms_)));
+  }
 
   double tail_coeff(int i, int j) const { return tail_[i * (ntypes_ + 1) + j]; }
   double tail_sum() const
@@ -1610,6 +1891,28 @@ class DeviceSystem {
     cells_stale_ = false;
   }
 
+  // Pair energy of the configuration (or of the volume trial's) into `result` (a double on the
+  // host, or a device scalar). By default a team per cell (kk::PairEnergyCellFunctor);
+  // GPUMC_PAIR_ENERGY_KERNEL=atom walks the cells atom by atom (kk::PairEnergyFunctor).
+  template <class Result>
+  void pair_energy_sum(bool trial, Result &&result)
+  {
+    const char *kernel = std::getenv("GPUMC_PAIR_ENERGY_KERNEL");
+    if (kernel && std::string(kernel) == "atom") {
+      const int layers = kk::PairEnergyFunctor<DeviceType>::layers_for(natoms_);
+      Kokkos::parallel_reduce(trial ? "gpumc:volume_energy_atoms" : "gpumc:pair_energy_atoms",
+                              Kokkos::RangePolicy<ExecSpace>(0, natoms_ * layers),
+                              kk::PairEnergyFunctor<DeviceType>{c_, trial, layers}, result);
+      return;
+    }
+    using F = kk::PairEnergyCellFunctor<DeviceType>;
+    const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
+    Kokkos::parallel_reduce(trial ? "gpumc:volume_energy" : "gpumc:pair_energy",
+                            TeamPolicy(ncells, on_host() ? 1 : 128)
+                                .set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(c_.g.cap))),
+                            F{c_, trial}, result);
+  }
+
   void volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move)
   {
     using F = kk::VolumeFunctor<DeviceType>;
@@ -1624,10 +1927,7 @@ class DeviceSystem {
     Kokkos::parallel_for("gpumc:volume_propose", Kokkos::RangePolicy<ExecSpace, typename F::TagPropose>(0, 1), f);
     Kokkos::parallel_for("gpumc:volume_scale", Kokkos::RangePolicy<ExecSpace, typename F::TagScale>(0, nslots), f);
     // pair energy of the trial configuration, into device memory (skipped for inactive trials)
-    const int layers = kk::PairEnergyFunctor<DeviceType>::layers_for(natoms_);
-    Kokkos::parallel_reduce("gpumc:volume_energy", Kokkos::RangePolicy<ExecSpace>(0, natoms_ * layers),
-                            kk::PairEnergyFunctor<DeviceType>{c_, true, layers},
-                            Kokkos::subview(c_.scalar, (int) DS_TRIAL_ENERGY));
+    pair_energy_sum(true, Kokkos::subview(c_.scalar, (int) DS_TRIAL_ENERGY));
     Kokkos::parallel_for("gpumc:volume_accept", Kokkos::RangePolicy<ExecSpace, typename F::TagAccept>(0, 1), f);
     Kokkos::parallel_for("gpumc:volume_commit", Kokkos::RangePolicy<ExecSpace, typename F::TagCommit>(0, nslots), f);
   }

@@ -153,6 +153,38 @@ TEST(Kokkos, SameChainAsTheHostStyle)
   }
 }
 
+// The device evaluates the sequential chain in batches of moves at once and decides them in
+// order, correcting each energy change for the moves accepted before it in the batch (or
+// evaluating it again when its atom moved). The chain is the host's for every batch size: one
+// move (strictly serial), a few, and more moves than a sweep's invocation (GPUMC_CHAIN_BATCH is
+// a test hook).
+TEST(Kokkos, BatchedChainIsTheHostChainForEveryBatch)
+{
+  const std::string setup = fmt::format(SIO2, "");
+  const std::string fix = "fix mc all gpumc/nvt 3 4000.0 4321 tune no displace 0.4\nsuffix on\nrun 2";
+  State host;
+  {
+    LammpsSession s(kokkos_args(true));
+    s.cmd(setup + "suffix off\n" + fix);
+    host = capture(s);
+  }
+  for (const char *batch : {"1", "3", "64", "5000"}) {
+    setenv("GPUMC_CHAIN_BATCH", batch, 1);
+    LammpsSession s(kokkos_args(true));
+    s.cmd(setup + fix);
+    const State device = capture(s);
+    unsetenv("GPUMC_CHAIN_BATCH");
+    SCOPED_TRACE(std::string("batch ") + batch);
+    EXPECT_EQ(host.fix[0], device.fix[0]);
+    EXPECT_EQ(host.fix[1], device.fix[1]);
+    EXPECT_EQ(host.image, device.image);
+    EXPECT_LT(max_difference(host.x, device.x), 1e-9);
+    EXPECT_NEAR(host.fix[5], device.fix[5], 1e-9 * std::fabs(host.fix[5]));
+    EXPECT_LT(device.fix[7], 1e-9 * std::fabs(device.fix[5]));    // running energy against a recomputation
+  }
+  EXPECT_GT(host.fix[1], 0.3 * host.fix[0]);
+}
+
 // Checkerboard sweeps: the device runs the cells of a colour as parallel teams, the host one
 // after another; the same proposals (shared geometry and random numbers) give the same decisions,
 // whatever order the teams ran in. Grids of two cells per side (each cell its own neighbour on
