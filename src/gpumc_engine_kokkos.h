@@ -302,22 +302,24 @@ struct PairEnergyFunctor {
   }
 };
 
-// The same sum by a team per cell: the team holds its cell's atoms and the cells of their window
-// (5 x 5 x 5) in scratch, and each thread takes slots of the window, reading each neighbouring
-// atom once for all the cell's atoms (the per-atom version reads it once per atom).
+// The same sum by a team per cell. The team stages its window (5 x 5 x 5 cells) in scratch memory
+// one layer of 5 x 5 cells at a time, and each thread takes staged atoms against all the cell's
+// own atoms: every atom of the window is read from device memory once per cell instead of once
+// per atom, and the pair loop reads on-chip memory only.
 template <class DeviceType>
 struct PairEnergyCellFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   template <class T>
   using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  static constexpr int W = 2 * REACH + 1, NW = W * W * W;
+  static constexpr int W = 2 * REACH + 1, NL = W * W;
   CellData<DeviceType> c;
   bool trial;
 
   static size_t scratch_bytes(int cap)
   {
-    return Scratch<int>::shmem_size(NW) + 3 * Scratch<double>::shmem_size(NW) + 3 * Scratch<double>::shmem_size(cap) +
+    return Scratch<int>::shmem_size(NL + 1) + 3 * Scratch<double>::shmem_size((size_t) NL * cap) +
+        2 * Scratch<int>::shmem_size((size_t) NL * cap) + 4 * Scratch<double>::shmem_size(cap) +
         2 * Scratch<int>::shmem_size(cap);
   }
 
@@ -327,9 +329,10 @@ struct PairEnergyCellFunctor {
     const int cell = tm.league_rank(), n_own = c.count(cell), cap = c.g.cap;
     if (n_own == 0) return;
     const auto &mem = tm.team_scratch(0);
-    Scratch<int> wcell(mem, NW);
-    Scratch<double> wsx(mem, NW), wsy(mem, NW), wsz(mem, NW);
-    Scratch<double> ox(mem, cap), oy(mem, cap), oz(mem, cap);
+    Scratch<int> offset(mem, NL + 1);
+    Scratch<double> wx(mem, NL * cap), wy(mem, NL * cap), wz(mem, NL * cap);
+    Scratch<int> wid(mem, NL * cap), wtype(mem, NL * cap);
+    Scratch<double> ox(mem, cap), oy(mem, cap), oz(mem, cap), ocut(mem, cap);
     Scratch<int> oid(mem, cap), otype(mem, cap);
     const double *px = trial ? c.tx.data() : c.sx.data();
     const double *py = trial ? c.ty.data() : c.sy.data();
@@ -337,14 +340,7 @@ struct PairEnergyCellFunctor {
     double lo[3], len[3];
     c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
     const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
-    const int nw[3] = {W, W, W};
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, NW), [&](const int w) {
-      double sh[3];
-      wcell(w) = window_cell_flat(c.g, len, c0, nw, w, sh);
-      wsx(w) = sh[0];
-      wsy(w) = sh[1];
-      wsz(w) = sh[2];
-    });
+    const int nw[3] = {W, W, 1};
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n_own), [&](const int a) {
       const int k = cell * cap + a;
       ox(a) = px[k];
@@ -352,27 +348,105 @@ struct PairEnergyCellFunctor {
       oz(a) = pz[k];
       oid(a) = c.sid(k);
       otype(a) = c.stype(k);
+      ocut(a) = c.row_cutsq(otype(a));
     });
-    tm.team_barrier();
-    double e = 0.0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(tm, NW * cap),
-        [&](const int o, double &sum) {
-          const int w = o / cap, s = o - w * cap, wc = wcell(w);
-          if (s >= c.count(wc)) return;
-          const int k = wc * cap + s, j = c.sid(k), tj = c.stype(k);
-          const double xj = px[k] + wsx(w), yj = py[k] + wsy(w), zj = pz[k] + wsz(w);
-          for (int a = 0; a < n_own; a++) {
-            if (j <= oid(a)) continue;
-            const double dx = ox(a) - xj, dy = oy(a) - yj, dz = oz(a) - zj;
-            const double rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq < c.row_cutsq(otype(a))) sum += pair_energy(c.coeff(otype(a) * c.nt1 + tj), rsq);
-          }
-        },
-        e);
+    double mine = 0.0;    // this thread's pair terms
+    for (int kz = 0; kz < W; kz++) {
+      int layer0[3] = {c0[0], c0[1], 0};
+      double shz;
+      window_cell(c.g.n[2], len[2], c0[2], kz, layer0[2], shz);
+      layer0[2] += REACH;    // window_cell_flat starts REACH cells below
+      Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, NL), [&](const int w, int &part, const bool final) {
+        double sh[3];
+        const int n = c.count(window_cell_flat(c.g, len, layer0, nw, w, sh));
+        if (final) offset(w) = part;
+        part += n;
+        if (final && w == NL - 1) offset(NL) = part;
+      });
+      tm.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, NL), [&](const int w) {
+        double sh[3];
+        const int wc = window_cell_flat(c.g, len, layer0, nw, w, sh);
+        for (int s = 0; s < c.count(wc); s++) {
+          const int k = wc * cap + s, o = offset(w) + s;
+          wx(o) = px[k] + sh[0];
+          wy(o) = py[k] + sh[1];
+          wz(o) = pz[k] + sh[2] + shz;
+          wid(o) = c.sid(k);
+          wtype(o) = c.stype(k);
+        }
+      });
+      tm.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, offset(NL)), [&](const int o) {
+        const int j = wid(o), tj = wtype(o);
+        const double xj = wx(o), yj = wy(o), zj = wz(o);
+        for (int a = 0; a < n_own; a++) {
+          if (j <= oid(a)) continue;
+          const double dx = ox(a) - xj, dy = oy(a) - yj, dz = oz(a) - zj;
+          const double rsq = dx * dx + dy * dy + dz * dz;
+          if (rsq < ocut(a)) mine += pair_energy(c.coeff(otype(a) * c.nt1 + tj), rsq);
+        }
+      });
+      tm.team_barrier();    // the layer's scratch is refilled next
+    }
+    double e = mine;
+    tm.team_reduce(Kokkos::Sum<double>(e));
     Kokkos::single(Kokkos::PerTeam(tm), [&]() { acc += e; });
   }
 };
+
+// ---- groups of threads that share one energy: a CUDA warp (32 lanes), elsewhere one thread ----
+
+// Appends a lane's candidate (hit) to its group's list: returns the lane's slot after the `added`
+// entries its group appends this round, -1 without a hit. Lanes append in lane order, so the
+// list and every sum over it are the same in every run.
+KOKKOS_INLINE_FUNCTION int group_append(bool hit, int group, int lane, int &added)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32) {
+    const unsigned mask = __ballot_sync(0xffffffffu, hit);
+    added = __popc(mask);
+    return hit ? __popc(mask & ((1u << lane) - 1u)) : -1;
+  }
+#endif
+  (void) group;
+  (void) lane;
+  added = hit ? 1 : 0;
+  return hit ? 0 : -1;
+}
+
+// The group's lanes have written (or may overwrite) their list.
+KOKKOS_INLINE_FUNCTION void group_sync(int group)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32) __syncwarp();
+#endif
+  (void) group;
+}
+
+// Lane src's value on every lane of the group.
+template <class T>
+KOKKOS_INLINE_FUNCTION T group_broadcast(T v, int src, int group)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32) return __shfl_sync(0xffffffffu, v, src);
+#endif
+  (void) src;
+  (void) group;
+  return v;
+}
+
+// Sum over the group's lanes, the same bits on every lane (a butterfly: partners add the same
+// two numbers).
+KOKKOS_INLINE_FUNCTION double group_sum(double v, int group)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32)
+    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+#endif
+  (void) group;
+  return v;
+}
 
 // ---- the sequential translation chain, evaluated speculatively in batches ----
 //
@@ -391,6 +465,7 @@ struct PairEnergyCellFunctor {
 // the periodic images the move crosses.
 struct ChainTrial {
   int atom, type;
+  int slot;    // the atom's slot in the cell list when drawn
   double p_old[3], p_new[3];
   int shift[3];
 };
@@ -405,7 +480,7 @@ KOKKOS_INLINE_FUNCTION ChainTrial chain_trial(const CellData<DeviceType> &c, con
   ChainTrial tr;
   tr.atom = mobile(t.pick);
   tr.type = c.type(tr.atom);
-  const int k = c.cell_of(tr.atom) * c.g.cap + c.slot_of(tr.atom);
+  const int k = tr.slot = c.cell_of(tr.atom) * c.g.cap + c.slot_of(tr.atom);
   tr.p_old[0] = c.sx(k);
   tr.p_old[1] = c.sy(k);
   tr.p_old[2] = c.sz(k);
@@ -492,17 +567,17 @@ KOKKOS_INLINE_FUNCTION double pair_energy_nearest(const PairCoeff &pc, const dou
 // The evaluated moves of a batch, each against the configuration at the start of the batch.
 template <class DeviceType>
 struct BatchData {
-  Kokkos::View<int *[2], DeviceType> atom_type;
+  Kokkos::View<int *[4], DeviceType> index;            // atom, type, slot, cell of the new position
   Kokkos::View<double *[6], DeviceType> positions;    // old (0-2) and new (3-5)
   Kokkos::View<int *[3], DeviceType> shift;
   Kokkos::View<double *[2], DeviceType> du_u;          // energy change, uniform number of the test
   BatchData() = default;
   explicit BatchData(int batch)
-      : atom_type("gpumc:batch_atom", batch), positions("gpumc:batch_pos", batch), shift("gpumc:batch_shift", batch),
+      : index("gpumc:batch_index", batch), positions("gpumc:batch_pos", batch), shift("gpumc:batch_shift", batch),
         du_u("gpumc:batch_du", batch)
   {
   }
-  int size() const { return (int) atom_type.extent(0); }
+  int size() const { return (int) index.extent(0); }
 };
 
 // Evaluation of moves first..first+count-1, a team per move.
@@ -525,8 +600,12 @@ struct ChainEvaluateFunctor {
     const ChainTrial tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
     const double dU = team_energy_change(team, c, lo, len, tr);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      b.atom_type(k, 0) = tr.atom;
-      b.atom_type(k, 1) = tr.type;
+      int cc[3];
+      cell_coords(c.g, lo, len, tr.p_new, cc);
+      b.index(k, 0) = tr.atom;
+      b.index(k, 1) = tr.type;
+      b.index(k, 2) = tr.slot;
+      b.index(k, 3) = cell_index(c.g, cc);
       for (int d = 0; d < 3; d++) {
         b.positions(k, d) = tr.p_old[d];
         b.positions(k, 3 + d) = tr.p_new[d];
@@ -538,8 +617,11 @@ struct ChainEvaluateFunctor {
   }
 };
 
-// Decisions of moves first..first+count-1 in chain order, by one team (see above). The team keeps
-// the batch and its accepted moves in scratch memory.
+// Decisions of moves first..first+count-1 in chain order (see above), by one team: a CUDA warp,
+// whose lanes share the corrections, or one thread. The team holds the batch, the moves it
+// accepted and the atoms whose slot changed in scratch memory, so that a move that stays in its
+// cell reads no device memory: only moves between cells (a few in a hundred) and moves evaluated
+// again do.
 template <class DeviceType>
 struct ChainCommitFunctor {
   using ExecSpace = typename DeviceType::execution_space;
@@ -556,24 +638,25 @@ struct ChainCommitFunctor {
 
   static size_t scratch_bytes(int batch)
   {
-    return 4 * Scratch<int>::shmem_size(batch) + Scratch<int>::shmem_size(3 * batch) +
-        2 * Scratch<double>::shmem_size(6 * batch) + 2 * Scratch<double>::shmem_size(batch);
+    return Scratch<int>::shmem_size(4 * batch) + Scratch<int>::shmem_size(3 * batch) +
+        2 * Scratch<double>::shmem_size(6 * batch) + 2 * Scratch<double>::shmem_size(batch) +
+        2 * Scratch<int>::shmem_size(batch) + Scratch<int>::shmem_size(2 * batch);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
     if (c.counter(DC_STOPPED)) return;
     const Grid &g = c.g;
+    const int lane = team.team_rank(), group = team.team_size();
     const auto &mem = team.team_scratch(0);
     // the batch as evaluated
-    Scratch<int> atom(mem, count), type(mem, count), sh(mem, 3 * count);
+    Scratch<int> index(mem, 4 * count), sh(mem, 3 * count);
     Scratch<double> pos(mem, 6 * count), du(mem, count), u(mem, count);
-    // the accepted moves: atom, type, old and new position
-    Scratch<int> moved_atom(mem, count), moved_type(mem, count);
+    // the accepted moves (atom, type, old and new position), atoms whose slot changed
+    Scratch<int> moved_atom(mem, count), moved_type(mem, count), relocated(mem, 2 * count);
     Scratch<double> moved_pos(mem, 6 * count);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int k) {
-      atom(k) = b.atom_type(k, 0);
-      type(k) = b.atom_type(k, 1);
+      for (int d = 0; d < 4; d++) index(4 * k + d) = b.index(k, d);
       for (int d = 0; d < 6; d++) pos(6 * k + d) = b.positions(k, d);
       for (int d = 0; d < 3; d++) sh(3 * k + d) = b.shift(k, d);
       du(k) = b.du_u(k, 0);
@@ -582,70 +665,77 @@ struct ChainCommitFunctor {
     team.team_barrier();
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
-    int naccepted = 0;
+    int naccepted = 0, nrelocated = 0;
     double energy_change = 0.0;
     for (int k = 0; k < count; k++) {
       ChainTrial tr;
-      tr.atom = atom(k);
-      tr.type = type(k);
+      tr.atom = index(4 * k);
+      tr.type = index(4 * k + 1);
+      tr.slot = index(4 * k + 2);
+      int cell_new = index(4 * k + 3);
       for (int d = 0; d < 3; d++) {
         tr.p_old[d] = pos(6 * k + d);
         tr.p_new[d] = pos(6 * k + 3 + d);
         tr.shift[d] = sh(3 * k + d);
       }
-      const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
       // the pair terms that the accepted moves changed; NaN when one of them moved this atom
-      double correction = 0.0;
-      Kokkos::parallel_reduce(
-          Kokkos::TeamThreadRange(team, naccepted),
-          [&](const int a, double &sum) {
-            if (moved_atom(a) == tr.atom) {
-              sum += Kokkos::Experimental::quiet_NaN<double>::value;
-              return;
-            }
-            const PairCoeff &pc = row[moved_type(a)];
-            const double *was = &moved_pos(6 * a), *now = &moved_pos(6 * a + 3);
-            sum += pair_energy_nearest(pc, tr.p_new, now, len) - pair_energy_nearest(pc, tr.p_new, was, len) -
-                pair_energy_nearest(pc, tr.p_old, now, len) + pair_energy_nearest(pc, tr.p_old, was, len);
-          },
-          correction);
+      const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
+      double part = 0.0;
+      for (int a = lane; a < naccepted; a += group) {
+        if (moved_atom(a) == tr.atom) {
+          part += Kokkos::Experimental::quiet_NaN<double>::value;
+          continue;
+        }
+        const PairCoeff &pc = row[moved_type(a)];
+        const double *was = &moved_pos(6 * a), *now = &moved_pos(6 * a + 3);
+        part += pair_energy_nearest(pc, tr.p_new, now, len) - pair_energy_nearest(pc, tr.p_new, was, len) -
+            pair_energy_nearest(pc, tr.p_old, now, len) + pair_energy_nearest(pc, tr.p_old, was, len);
+      }
+      const double correction = group_sum(part, group);
       double dU = du(k) + correction;
-      if (correction != correction) {    // evaluated again (also a NaN from overlapping atoms)
+      const bool again = correction != correction;    // (also a NaN from overlapping atoms)
+      if (again) {
         tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
         dU = team_energy_change(team, c, lo, len, tr);
+        int cc[3];
+        cell_coords(g, lo, len, tr.p_new, cc);
+        cell_new = cell_index(g, cc);
       }
       if (!metropolis_accept(-beta * dU, u(k))) continue;
-      int c_new[3];
-      cell_coords(g, lo, len, tr.p_new, c_new);
-      const int cell_new = cell_index(g, c_new);
       const int i = tr.atom;
+      if (!again)
+        for (int r = 0; r < nrelocated; r++)
+          if (relocated(r) == i) {
+            tr.slot = c.cell_of(i) * g.cap + c.slot_of(i);
+            break;
+          }
+      const int cell_from = tr.slot / g.cap;
       // a full destination cell: stop before this move (the host makes room and resumes there)
-      if (cell_new != c.cell_of(i) && c.count(cell_new) >= g.cap) {
-        Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      if (cell_new != cell_from && c.count(cell_new) >= g.cap) {
+        if (lane == 0) {
           c.counter(DC_STOPPED) = 1;
           c.counter(DC_STOP_MOVE) = (long) (first + k);
           c.counter(DC_STOP_KIND) = 0;
           c.scalar(DS_ENERGY) += energy_change;
           c.counter(DC_TRANS_ACCEPTED) += naccepted;
-        });
+        }
         return;
       }
-      Kokkos::single(Kokkos::PerTeam(team), [&]() {
-        const int c_from = c.cell_of(i);
-        int slot = c_from * g.cap + c.slot_of(i);
-        if (cell_new != c_from) {
+      if (lane == 0) {
+        int slot = tr.slot;
+        if (cell_new != cell_from) {
           // leave the old cell (its last atom fills the hole), join the new one
-          const int last = c_from * g.cap + c.count(c_from) - 1;
+          const int last = cell_from * g.cap + c.count(cell_from) - 1;
+          const int j = c.sid(last);
           if (slot != last) {
-            const int j = c.sid(last);
             c.sx(slot) = c.sx(last);
             c.sy(slot) = c.sy(last);
             c.sz(slot) = c.sz(last);
             c.sid(slot) = j;
             c.stype(slot) = c.stype(last);
-            c.slot_of(j) = c.slot_of(i);
+            c.slot_of(j) = slot - cell_from * g.cap;
           }
-          c.count(c_from) -= 1;
+          c.count(cell_from) -= 1;
           const int s = c.count(cell_new);
           c.count(cell_new) = s + 1;
           c.cell_of(i) = cell_new;
@@ -653,6 +743,8 @@ struct ChainCommitFunctor {
           slot = cell_new * g.cap + s;
           c.sid(slot) = i;
           c.stype(slot) = tr.type;
+          relocated(nrelocated) = i;
+          relocated(nrelocated + 1) = j;
         }
         c.sx(slot) = tr.p_new[0];
         c.sy(slot) = tr.p_new[1];
@@ -665,15 +757,16 @@ struct ChainCommitFunctor {
           moved_pos(6 * naccepted + d) = tr.p_old[d];
           moved_pos(6 * naccepted + 3 + d) = tr.p_new[d];
         }
-      });
+      }
+      if (cell_new != cell_from) nrelocated += 2;
       energy_change += dU;
       naccepted++;
-      team.team_barrier();
+      group_sync(group);
     }
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+    if (lane == 0) {
       c.scalar(DS_ENERGY) += energy_change;
       c.counter(DC_TRANS_ACCEPTED) += naccepted;
-    });
+    }
   }
 };
 
@@ -761,59 +854,6 @@ struct VolumeFunctor {
     c.sz(k) = c.tz(k);
   }
 };
-
-// ---- groups of threads that share one energy: a CUDA warp (32 lanes), elsewhere one thread ----
-
-// Appends a lane's candidate (hit) to its group's list: returns the lane's slot after the `added`
-// entries its group appends this round, -1 without a hit. Lanes append in lane order, so the
-// list and every sum over it are the same in every run.
-KOKKOS_INLINE_FUNCTION int group_append(bool hit, int group, int lane, int &added)
-{
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if (group == 32) {
-    const unsigned mask = __ballot_sync(0xffffffffu, hit);
-    added = __popc(mask);
-    return hit ? __popc(mask & ((1u << lane) - 1u)) : -1;
-  }
-#endif
-  (void) group;
-  (void) lane;
-  added = hit ? 1 : 0;
-  return hit ? 0 : -1;
-}
-
-// The group's lanes have written (or may overwrite) their list.
-KOKKOS_INLINE_FUNCTION void group_sync(int group)
-{
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if (group == 32) __syncwarp();
-#endif
-  (void) group;
-}
-
-// Lane src's value on every lane of the group.
-template <class T>
-KOKKOS_INLINE_FUNCTION T group_broadcast(T v, int src, int group)
-{
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if (group == 32) return __shfl_sync(0xffffffffu, v, src);
-#endif
-  (void) src;
-  (void) group;
-  return v;
-}
-
-// Sum over the group's lanes, the same bits on every lane (a butterfly: partners add the same
-// two numbers).
-KOKKOS_INLINE_FUNCTION double group_sum(double v, int group)
-{
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if (group == 32)
-    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
-#endif
-  (void) group;
-  return v;
-}
 
 // Widom insertions: insertion g at a uniform point of cell g mod ncells, numbered (block, g).
 struct WidomArgs {
@@ -1816,8 +1856,11 @@ class DeviceSystem {
   int chain_batch() const
   {
     const char *env = std::getenv("GPUMC_CHAIN_BATCH");
-    if (env) return std::max(1, std::atoi(env));
-    return std::max(8, std::min(128, (int) std::sqrt((double) natoms_)));
+    int batch = env ? std::max(1, std::atoi(env)) : std::max(8, std::min(128, (int) std::sqrt((double) natoms_)));
+    // no more than the deciding team's on-chip scratch holds
+    while (batch > 1 && kk::ChainCommitFunctor<DeviceType>::scratch_bytes(batch) > TeamPolicy::scratch_size_max(0))
+      batch = batch * 3 / 4;
+    return batch;
   }
 
   double tail_coeff(int i, int j) const { return tail_[i * (ntypes_ + 1) + j]; }
@@ -1892,24 +1935,25 @@ class DeviceSystem {
   }
 
   // Pair energy of the configuration (or of the volume trial's) into `result` (a double on the
-  // host, or a device scalar). By default a team per cell (kk::PairEnergyCellFunctor);
-  // GPUMC_PAIR_ENERGY_KERNEL=atom walks the cells atom by atom (kk::PairEnergyFunctor).
+  // host, or a device scalar). By default a team per cell (kk::PairEnergyCellFunctor); cells too
+  // full for its scratch, or GPUMC_PAIR_ENERGY_KERNEL=atom, walk the cells atom by atom
+  // (kk::PairEnergyFunctor).
   template <class Result>
   void pair_energy_sum(bool trial, Result &&result)
   {
     const char *kernel = std::getenv("GPUMC_PAIR_ENERGY_KERNEL");
-    if (kernel && std::string(kernel) == "atom") {
+    using F = kk::PairEnergyCellFunctor<DeviceType>;
+    const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
+    const size_t bytes = F::scratch_bytes(c_.g.cap);
+    if ((kernel && std::string(kernel) == "atom") || bytes > TeamPolicy::scratch_size_max(0)) {
       const int layers = kk::PairEnergyFunctor<DeviceType>::layers_for(natoms_);
       Kokkos::parallel_reduce(trial ? "gpumc:volume_energy_atoms" : "gpumc:pair_energy_atoms",
                               Kokkos::RangePolicy<ExecSpace>(0, natoms_ * layers),
                               kk::PairEnergyFunctor<DeviceType>{c_, trial, layers}, result);
       return;
     }
-    using F = kk::PairEnergyCellFunctor<DeviceType>;
-    const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
     Kokkos::parallel_reduce(trial ? "gpumc:volume_energy" : "gpumc:pair_energy",
-                            TeamPolicy(ncells, on_host() ? 1 : 128)
-                                .set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes(c_.g.cap))),
+                            TeamPolicy(ncells, on_host() ? 1 : 128).set_scratch_size(0, Kokkos::PerTeam(bytes)),
                             F{c_, trial}, result);
   }
 

@@ -67,6 +67,14 @@ State capture(LammpsSession &s, int nvec = 14)
   return st;
 }
 
+// An environment variable (a test hook of the engine) set for a scope, unset also when a test
+// body throws.
+struct ScopedEnv {
+  const char *name;
+  ScopedEnv(const char *n, const char *value) : name(n) { setenv(name, value, 1); }
+  ~ScopedEnv() { unsetenv(name); }
+};
+
 double max_difference(const std::vector<double> &a, const std::vector<double> &b)
 {
   double m = 0.0;
@@ -85,8 +93,12 @@ TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
       {"morse sio2", fmt::format(SIO2, "")},
       {"morse sio2 shift", fmt::format(SIO2, "pair_modify shift yes\n")},
   };
+  // the whole-system energy by a team per cell (default) and atom by atom (the fallback for cells
+  // too full for the team's scratch)
+  for (const char *kernel : {"cell", "atom"})
   for (const auto &c : cases) {
     for (const char *fix : {"gpumc/nvt 2 {} 4711", "gpumc/npt 2 {} 1.0 4711"}) {
+      const ScopedEnv hook("GPUMC_PAIR_ENERGY_KERNEL", kernel);
       LammpsSession s(kokkos_args(true));
       s.cmd(c.second);
       const bool metal = c.first.rfind("morse", 0) == 0;
@@ -105,11 +117,11 @@ TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
       };
       s.cmd("fix mc all " + fmt::format(fix, metal ? "4000.0" : "1.5") + "\nrun 0");
       const double e0 = s.fix_scalar("mc"), pe = reference_pe();
-      EXPECT_NEAR(e0, pe, 1e-10 * std::fabs(pe)) << c.first << " " << fix;
+      EXPECT_NEAR(e0, pe, 1e-10 * std::fabs(pe)) << c.first << " " << fix << " " << kernel;
       s.cmd("thermo 5\nrun 10");
       const double e1 = s.fix_scalar("mc"), pe2 = reference_pe();
       EXPECT_NE(pe2, pe);
-      EXPECT_NEAR(e1, pe2, 1e-10 * std::fabs(pe2)) << c.first << " " << fix;
+      EXPECT_NEAR(e1, pe2, 1e-10 * std::fabs(pe2)) << c.first << " " << fix << " " << kernel;
       EXPECT_GT(s.fix_vector("mc", 1), 0.0);
     }
   }
@@ -156,8 +168,8 @@ TEST(Kokkos, SameChainAsTheHostStyle)
 // The device evaluates the sequential chain in batches of moves at once and decides them in
 // order, correcting each energy change for the moves accepted before it in the batch (or
 // evaluating it again when its atom moved). The chain is the host's for every batch size: one
-// move (strictly serial), a few, and more moves than a sweep's invocation (GPUMC_CHAIN_BATCH is
-// a test hook).
+// move (strictly serial), a few, and more moves than an invocation makes (on a GPU, as many as
+// the deciding team's scratch holds; GPUMC_CHAIN_BATCH is a test hook).
 TEST(Kokkos, BatchedChainIsTheHostChainForEveryBatch)
 {
   const std::string setup = fmt::format(SIO2, "");
@@ -169,11 +181,10 @@ TEST(Kokkos, BatchedChainIsTheHostChainForEveryBatch)
     host = capture(s);
   }
   for (const char *batch : {"1", "3", "64", "5000"}) {
-    setenv("GPUMC_CHAIN_BATCH", batch, 1);
+    const ScopedEnv hook("GPUMC_CHAIN_BATCH", batch);
     LammpsSession s(kokkos_args(true));
     s.cmd(setup + fix);
     const State device = capture(s);
-    unsetenv("GPUMC_CHAIN_BATCH");
     SCOPED_TRACE(std::string("batch ") + batch);
     EXPECT_EQ(host.fix[0], device.fix[0]);
     EXPECT_EQ(host.fix[1], device.fix[1]);
@@ -266,12 +277,11 @@ TEST(Kokkos, FullCellsGrowWithoutChangingTheChain)
   const std::string setup = fmt::format(LJ_MIX, "");
   State host, device;
   for (int kk = 0; kk < 2; kk++) {
-    setenv("GPUMC_CELL_SLACK", "0", 1);
+    const ScopedEnv hook("GPUMC_CELL_SLACK", "0");
     LammpsSession s(kokkos_args(true));
     s.cmd(setup + fmt::format("{}fix mc all gpumc/nvt 5 1.2 515 tune no displace 0.4\nsuffix on\nrun 4",
                               kk ? "" : "suffix off\n"));
     (kk ? device : host) = capture(s);
-    unsetenv("GPUMC_CELL_SLACK");
   }
   EXPECT_EQ(host.fix[1], device.fix[1]);
   EXPECT_LT(max_difference(host.x, device.x), 1e-9);
