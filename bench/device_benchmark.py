@@ -86,15 +86,12 @@ def measure(lmp, n, repeats, quick, work, team_scan=False):
             rates.append(total / loop_time(o))
         out.append(("compute widom/kk" + suffix, "insertions_per_s", median(rates), "insertions/s"))
 
-    # volume moves: one translating atom, 20 volume trials per sweep, 5 sweeps per step, 4 steps; the
-    # energy by a team per cell (default) and atom by atom (GPUMC_PAIR_ENERGY_KERNEL=atom)
+    # volume moves: one translating atom, 20 volume trials per sweep, 5 sweeps per step, 4 steps
     vsteps, vper = 4, 5 * 20
     text = (base + "group one id 1\nfix mc one gpumc/npt/kk 5 4000.0 30000.0 999 vmoves 20 vstep 0.002 tune no\n"
             f"thermo 100000\nrun 1\nrun {vsteps}\n")
-    for label, env in [("gpumc/npt/kk volume move (ln V)", None),
-                       ("gpumc/npt/kk volume move (ln V, energy atom by atom)", {"GPUMC_PAIR_ENERGY_KERNEL": "atom"})]:
-        times = [loop_time(run_lammps(lmp, text, work, KOKKOS, env)) / (vsteps * vper) for _ in range(repeats)]
-        out.append((label, "volume_move_s", median(times), "s per volume move"))
+    times = [loop_time(run_lammps(lmp, text, work, KOKKOS)) / (vsteps * vper) for _ in range(repeats)]
+    out.append(("gpumc/npt/kk volume move (ln V)", "volume_move_s", median(times), "s per volume move"))
 
     # LAMMPS KOKKOS MD, NVT, dt = 1 fs: 1000 steps after 200
     mdsteps = int(1000 * scale) or 200

@@ -302,99 +302,6 @@ struct PairEnergyFunctor {
   }
 };
 
-// The same sum by a team per cell. The team stages its window (5 x 5 x 5 cells) in scratch memory
-// one layer of 5 x 5 cells at a time, and each thread takes staged atoms against all the cell's
-// own atoms: every atom of the window is read from device memory once per cell instead of once
-// per atom, and the pair loop reads on-chip memory only.
-template <class DeviceType>
-struct PairEnergyCellFunctor {
-  using ExecSpace = typename DeviceType::execution_space;
-  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  template <class T>
-  using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  static constexpr int W = 2 * REACH + 1, NL = W * W;
-  CellData<DeviceType> c;
-  bool trial;
-
-  static size_t scratch_bytes(int cap)
-  {
-    return Scratch<int>::shmem_size(NL + 1) + 3 * Scratch<double>::shmem_size((size_t) NL * cap) +
-        2 * Scratch<int>::shmem_size((size_t) NL * cap) + 4 * Scratch<double>::shmem_size(cap) +
-        2 * Scratch<int>::shmem_size(cap);
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const Member &tm, double &acc) const
-  {
-    if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
-    const int cell = tm.league_rank(), n_own = c.count(cell), cap = c.g.cap;
-    if (n_own == 0) return;
-    const auto &mem = tm.team_scratch(0);
-    Scratch<int> offset(mem, NL + 1);
-    Scratch<double> wx(mem, NL * cap), wy(mem, NL * cap), wz(mem, NL * cap);
-    Scratch<int> wid(mem, NL * cap), wtype(mem, NL * cap);
-    Scratch<double> ox(mem, cap), oy(mem, cap), oz(mem, cap), ocut(mem, cap);
-    Scratch<int> oid(mem, cap), otype(mem, cap);
-    const double *px = trial ? c.tx.data() : c.sx.data();
-    const double *py = trial ? c.ty.data() : c.sy.data();
-    const double *pz = trial ? c.tz.data() : c.sz.data();
-    double lo[3], len[3];
-    c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
-    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
-    const int nw[3] = {W, W, 1};
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n_own), [&](const int a) {
-      const int k = cell * cap + a;
-      ox(a) = px[k];
-      oy(a) = py[k];
-      oz(a) = pz[k];
-      oid(a) = c.sid(k);
-      otype(a) = c.stype(k);
-      ocut(a) = c.row_cutsq(otype(a));
-    });
-    double mine = 0.0;    // this thread's pair terms
-    for (int kz = 0; kz < W; kz++) {
-      int layer0[3] = {c0[0], c0[1], 0};
-      double shz;
-      window_cell(c.g.n[2], len[2], c0[2], kz, layer0[2], shz);
-      layer0[2] += REACH;    // window_cell_flat starts REACH cells below
-      Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, NL), [&](const int w, int &part, const bool final) {
-        double sh[3];
-        const int n = c.count(window_cell_flat(c.g, len, layer0, nw, w, sh));
-        if (final) offset(w) = part;
-        part += n;
-        if (final && w == NL - 1) offset(NL) = part;
-      });
-      tm.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, NL), [&](const int w) {
-        double sh[3];
-        const int wc = window_cell_flat(c.g, len, layer0, nw, w, sh);
-        for (int s = 0; s < c.count(wc); s++) {
-          const int k = wc * cap + s, o = offset(w) + s;
-          wx(o) = px[k] + sh[0];
-          wy(o) = py[k] + sh[1];
-          wz(o) = pz[k] + sh[2] + shz;
-          wid(o) = c.sid(k);
-          wtype(o) = c.stype(k);
-        }
-      });
-      tm.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, offset(NL)), [&](const int o) {
-        const int j = wid(o), tj = wtype(o);
-        const double xj = wx(o), yj = wy(o), zj = wz(o);
-        for (int a = 0; a < n_own; a++) {
-          if (j <= oid(a)) continue;
-          const double dx = ox(a) - xj, dy = oy(a) - yj, dz = oz(a) - zj;
-          const double rsq = dx * dx + dy * dy + dz * dz;
-          if (rsq < ocut(a)) mine += pair_energy(c.coeff(otype(a) * c.nt1 + tj), rsq);
-        }
-      });
-      tm.team_barrier();    // the layer's scratch is refilled next
-    }
-    double e = mine;
-    tm.team_reduce(Kokkos::Sum<double>(e));
-    Kokkos::single(Kokkos::PerTeam(tm), [&]() { acc += e; });
-  }
-};
-
 // ---- groups of threads that share one energy: a CUDA warp (32 lanes), elsewhere one thread ----
 
 // Appends a lane's candidate (hit) to its group's list: returns the lane's slot after the `added`
@@ -551,8 +458,7 @@ KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellD
 
 // Pair energy of two positions in the periodic box (the nearest image: a side is at least twice
 // the cutoff, so no other image is in range).
-KOKKOS_INLINE_FUNCTION double pair_energy_nearest(const PairCoeff &pc, const double p[3], const double q[3],
-                                                  const double len[3])
+KOKKOS_INLINE_FUNCTION double nearest_rsq(const double p[3], const double q[3], const double len[3])
 {
   double rsq = 0.0;
   for (int d = 0; d < 3; d++) {
@@ -561,20 +467,30 @@ KOKKOS_INLINE_FUNCTION double pair_energy_nearest(const PairCoeff &pc, const dou
     else if (dx < -0.5 * len[d]) dx += len[d];
     rsq += dx * dx;
   }
-  return pair_energy(pc, rsq);
+  return rsq;
+}
+
+KOKKOS_INLINE_FUNCTION double pair_energy_nearest(const PairCoeff &pc, const double p[3], const double q[3],
+                                                  const double len[3])
+{
+  return pair_energy(pc, nearest_rsq(p, q, len));
 }
 
 // The evaluated moves of a batch, each against the configuration at the start of the batch.
+constexpr int CHAIN_MASK_WORDS = 2;    // a batch has at most 128 moves
 template <class DeviceType>
 struct BatchData {
   Kokkos::View<int *[4], DeviceType> index;            // atom, type, slot, cell of the new position
   Kokkos::View<double *[6], DeviceType> positions;    // old (0-2) and new (3-5)
   Kokkos::View<int *[3], DeviceType> shift;
-  Kokkos::View<double *[2], DeviceType> du_u;          // energy change, uniform number of the test
+  Kokkos::View<double *[3], DeviceType> du_u;          // energy change, uniform number of the test, its log
+  // earlier moves of the batch that this one may interact with (as evaluated): the same atom, or
+  // an old or new position within the largest cutoff of its old or new position
+  Kokkos::View<uint64_t *[CHAIN_MASK_WORDS], DeviceType> conflicts;
   BatchData() = default;
   explicit BatchData(int batch)
       : index("gpumc:batch_index", batch), positions("gpumc:batch_pos", batch), shift("gpumc:batch_shift", batch),
-        du_u("gpumc:batch_du", batch)
+        du_u("gpumc:batch_du", batch), conflicts("gpumc:batch_conflicts", batch)
   {
   }
   int size() const { return (int) index.extent(0); }
@@ -613,7 +529,35 @@ struct ChainEvaluateFunctor {
       }
       b.du_u(k, 0) = dU;
       b.du_u(k, 1) = uniform01(rng.bits(first + k, 1)[0]);    // accept_translation's test number
+      b.du_u(k, 2) = log(b.du_u(k, 1));
     });
+  }
+};
+
+// Which earlier moves of the batch each move may interact with, from the evaluated positions: a
+// work item per move and mask word.
+template <class DeviceType>
+struct ChainConflictFunctor {
+  BatchData<DeviceType> b;
+  Kokkos::View<double *, DeviceType> scalar;
+  double cutsq_max;
+  KOKKOS_INLINE_FUNCTION void operator()(const int idx) const
+  {
+    const int m = idx / CHAIN_MASK_WORDS, word = idx % CHAIN_MASK_WORDS;
+    const double len[3] = {scalar(DS_LEN), scalar(DS_LEN + 1), scalar(DS_LEN + 2)};
+    const double pm[3] = {b.positions(m, 0), b.positions(m, 1), b.positions(m, 2)};
+    const double qm[3] = {b.positions(m, 3), b.positions(m, 4), b.positions(m, 5)};
+    uint64_t mask = 0;
+    const int end = m < 64 * (word + 1) ? m : 64 * (word + 1);
+    for (int a = 64 * word; a < end; a++) {
+      const double pa[3] = {b.positions(a, 0), b.positions(a, 1), b.positions(a, 2)};
+      const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
+      const bool near = b.index(a, 0) == b.index(m, 0) || nearest_rsq(pm, pa, len) < cutsq_max ||
+          nearest_rsq(pm, qa, len) < cutsq_max || nearest_rsq(qm, pa, len) < cutsq_max ||
+          nearest_rsq(qm, qa, len) < cutsq_max;
+      if (near) mask |= uint64_t(1) << (a - 64 * word);
+    }
+    b.conflicts(m, word) = mask;
   }
 };
 
@@ -639,8 +583,9 @@ struct ChainCommitFunctor {
   static size_t scratch_bytes(int batch)
   {
     return Scratch<int>::shmem_size(4 * batch) + Scratch<int>::shmem_size(3 * batch) +
-        2 * Scratch<double>::shmem_size(6 * batch) + 2 * Scratch<double>::shmem_size(batch) +
-        2 * Scratch<int>::shmem_size(batch) + Scratch<int>::shmem_size(2 * batch);
+        2 * Scratch<double>::shmem_size(6 * batch) + 3 * Scratch<double>::shmem_size(batch) +
+        Scratch<uint64_t>::shmem_size(CHAIN_MASK_WORDS * batch) + 2 * Scratch<int>::shmem_size(batch) +
+        Scratch<int>::shmem_size(2 * batch);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
@@ -651,7 +596,8 @@ struct ChainCommitFunctor {
     const auto &mem = team.team_scratch(0);
     // the batch as evaluated
     Scratch<int> index(mem, 4 * count), sh(mem, 3 * count);
-    Scratch<double> pos(mem, 6 * count), du(mem, count), u(mem, count);
+    Scratch<double> pos(mem, 6 * count), du(mem, count), u(mem, count), log_u(mem, count);
+    Scratch<uint64_t> conflicts(mem, CHAIN_MASK_WORDS * count);
     // the accepted moves (atom, type, old and new position), atoms whose slot changed
     Scratch<int> moved_atom(mem, count), moved_type(mem, count), relocated(mem, 2 * count);
     Scratch<double> moved_pos(mem, 6 * count);
@@ -661,12 +607,16 @@ struct ChainCommitFunctor {
       for (int d = 0; d < 3; d++) sh(3 * k + d) = b.shift(k, d);
       du(k) = b.du_u(k, 0);
       u(k) = b.du_u(k, 1);
+      log_u(k) = b.du_u(k, 2);
+      for (int w = 0; w < CHAIN_MASK_WORDS; w++) conflicts(CHAIN_MASK_WORDS * k + w) = b.conflicts(k, w);
     });
     team.team_barrier();
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
     int naccepted = 0, nrelocated = 0;
     double energy_change = 0.0;
+    uint64_t accepted[CHAIN_MASK_WORDS] = {};    // accepted moves of the batch (bits)
+    bool evaluated_again = false;                // one of them was (its positions are not as evaluated)
     for (int k = 0; k < count; k++) {
       ChainTrial tr;
       tr.atom = index(4 * k);
@@ -678,10 +628,14 @@ struct ChainCommitFunctor {
         tr.p_new[d] = pos(6 * k + 3 + d);
         tr.shift[d] = sh(3 * k + d);
       }
-      // the pair terms that the accepted moves changed; NaN when one of them moved this atom
+      // the pair terms that the accepted moves changed; NaN when one of them moved this atom. None
+      // when no accepted move is among this one's conflicts (the usual case), as long as every
+      // accepted move kept its evaluated positions.
+      bool interacts = evaluated_again;
+      for (int w = 0; w < CHAIN_MASK_WORDS; w++) interacts = interacts || (conflicts(CHAIN_MASK_WORDS * k + w) & accepted[w]);
       const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
       double part = 0.0;
-      for (int a = lane; a < naccepted; a += group) {
+      for (int a = lane; interacts && a < naccepted; a += group) {
         if (moved_atom(a) == tr.atom) {
           part += Kokkos::Experimental::quiet_NaN<double>::value;
           continue;
@@ -691,7 +645,7 @@ struct ChainCommitFunctor {
         part += pair_energy_nearest(pc, tr.p_new, now, len) - pair_energy_nearest(pc, tr.p_new, was, len) -
             pair_energy_nearest(pc, tr.p_old, now, len) + pair_energy_nearest(pc, tr.p_old, was, len);
       }
-      const double correction = group_sum(part, group);
+      const double correction = interacts ? group_sum(part, group) : 0.0;
       double dU = du(k) + correction;
       const bool again = correction != correction;    // (also a NaN from overlapping atoms)
       if (again) {
@@ -701,7 +655,7 @@ struct ChainCommitFunctor {
         cell_coords(g, lo, len, tr.p_new, cc);
         cell_new = cell_index(g, cc);
       }
-      if (!metropolis_accept(-beta * dU, u(k))) continue;
+      if (!metropolis_accept_log(-beta * dU, u(k), log_u(k))) continue;
       const int i = tr.atom;
       if (!again)
         for (int r = 0; r < nrelocated; r++)
@@ -761,6 +715,8 @@ struct ChainCommitFunctor {
       if (cell_new != cell_from) nrelocated += 2;
       energy_change += dU;
       naccepted++;
+      accepted[k / 64] |= uint64_t(1) << (k % 64);
+      evaluated_again = evaluated_again || again;
       group_sync(group);
     }
     if (lane == 0) {
@@ -1567,6 +1523,8 @@ class DeviceSystem {
       const int count = (int) std::min<uint64_t>(batch, nmoves - done);
       kk::ChainEvaluateFunctor<DeviceType> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
       Kokkos::parallel_for("gpumc:chain_evaluate", TeamPolicy(count, team_size()), evaluate);
+      Kokkos::parallel_for("gpumc:chain_conflicts", Kokkos::RangePolicy<ExecSpace>(0, count * kk::CHAIN_MASK_WORDS),
+                           kk::ChainConflictFunctor<DeviceType>{chain_, c_.scalar, cut_max_ * cut_max_ * (1.0 + 1e-12)});
       kk::ChainCommitFunctor<DeviceType> commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
       Kokkos::parallel_for("gpumc:chain_commit",
                            TeamPolicy(1, commit_team()).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
@@ -1856,7 +1814,8 @@ class DeviceSystem {
   int chain_batch() const
   {
     const char *env = std::getenv("GPUMC_CHAIN_BATCH");
-    int batch = env ? std::max(1, std::atoi(env)) : std::max(8, std::min(128, (int) std::sqrt((double) natoms_)));
+    int batch = env ? std::max(1, std::atoi(env)) : std::max(8, (int) std::sqrt((double) natoms_));
+    batch = std::min(batch, 64 * kk::CHAIN_MASK_WORDS);
     // no more than the deciding team's on-chip scratch holds
     while (batch > 1 && kk::ChainCommitFunctor<DeviceType>::scratch_bytes(batch) > TeamPolicy::scratch_size_max(0))
       batch = batch * 3 / 4;
@@ -1935,26 +1894,14 @@ class DeviceSystem {
   }
 
   // Pair energy of the configuration (or of the volume trial's) into `result` (a double on the
-  // host, or a device scalar). By default a team per cell (kk::PairEnergyCellFunctor); cells too
-  // full for its scratch, or GPUMC_PAIR_ENERGY_KERNEL=atom, walk the cells atom by atom
-  // (kk::PairEnergyFunctor).
+  // host, or a device scalar).
   template <class Result>
   void pair_energy_sum(bool trial, Result &&result)
   {
-    const char *kernel = std::getenv("GPUMC_PAIR_ENERGY_KERNEL");
-    using F = kk::PairEnergyCellFunctor<DeviceType>;
-    const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
-    const size_t bytes = F::scratch_bytes(c_.g.cap);
-    if ((kernel && std::string(kernel) == "atom") || bytes > TeamPolicy::scratch_size_max(0)) {
-      const int layers = kk::PairEnergyFunctor<DeviceType>::layers_for(natoms_);
-      Kokkos::parallel_reduce(trial ? "gpumc:volume_energy_atoms" : "gpumc:pair_energy_atoms",
-                              Kokkos::RangePolicy<ExecSpace>(0, natoms_ * layers),
-                              kk::PairEnergyFunctor<DeviceType>{c_, trial, layers}, result);
-      return;
-    }
+    const int layers = kk::PairEnergyFunctor<DeviceType>::layers_for(natoms_);
     Kokkos::parallel_reduce(trial ? "gpumc:volume_energy" : "gpumc:pair_energy",
-                            TeamPolicy(ncells, on_host() ? 1 : 128).set_scratch_size(0, Kokkos::PerTeam(bytes)),
-                            F{c_, trial}, result);
+                            Kokkos::RangePolicy<ExecSpace>(0, natoms_ * layers),
+                            kk::PairEnergyFunctor<DeviceType>{c_, trial, layers}, result);
   }
 
   void volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move)

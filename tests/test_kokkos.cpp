@@ -93,12 +93,8 @@ TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
       {"morse sio2", fmt::format(SIO2, "")},
       {"morse sio2 shift", fmt::format(SIO2, "pair_modify shift yes\n")},
   };
-  // the whole-system energy by a team per cell (default) and atom by atom (the fallback for cells
-  // too full for the team's scratch)
-  for (const char *kernel : {"cell", "atom"})
   for (const auto &c : cases) {
     for (const char *fix : {"gpumc/nvt 2 {} 4711", "gpumc/npt 2 {} 1.0 4711"}) {
-      const ScopedEnv hook("GPUMC_PAIR_ENERGY_KERNEL", kernel);
       LammpsSession s(kokkos_args(true));
       s.cmd(c.second);
       const bool metal = c.first.rfind("morse", 0) == 0;
@@ -117,11 +113,11 @@ TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
       };
       s.cmd("fix mc all " + fmt::format(fix, metal ? "4000.0" : "1.5") + "\nrun 0");
       const double e0 = s.fix_scalar("mc"), pe = reference_pe();
-      EXPECT_NEAR(e0, pe, 1e-10 * std::fabs(pe)) << c.first << " " << fix << " " << kernel;
+      EXPECT_NEAR(e0, pe, 1e-10 * std::fabs(pe)) << c.first << " " << fix;
       s.cmd("thermo 5\nrun 10");
       const double e1 = s.fix_scalar("mc"), pe2 = reference_pe();
       EXPECT_NE(pe2, pe);
-      EXPECT_NEAR(e1, pe2, 1e-10 * std::fabs(pe2)) << c.first << " " << fix << " " << kernel;
+      EXPECT_NEAR(e1, pe2, 1e-10 * std::fabs(pe2)) << c.first << " " << fix;
       EXPECT_GT(s.fix_vector("mc", 1), 0.0);
     }
   }
