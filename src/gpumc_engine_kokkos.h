@@ -1522,12 +1522,12 @@ class DeviceSystem {
     for (uint64_t done = 0; done < nmoves; done += batch) {
       const int count = (int) std::min<uint64_t>(batch, nmoves - done);
       kk::ChainEvaluateFunctor<DeviceType> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
-      Kokkos::parallel_for("gpumc:chain_evaluate", TeamPolicy(count, team_size()), evaluate);
-      Kokkos::parallel_for("gpumc:chain_conflicts", Kokkos::RangePolicy<ExecSpace>(0, count * kk::CHAIN_MASK_WORDS),
+      Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
+      Kokkos::parallel_for("gpumc:chain_conflicts", light(Kokkos::RangePolicy<ExecSpace>(0, count * kk::CHAIN_MASK_WORDS)),
                            kk::ChainConflictFunctor<DeviceType>{chain_, c_.scalar, cut_max_ * cut_max_ * (1.0 + 1e-12)});
       kk::ChainCommitFunctor<DeviceType> commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
       Kokkos::parallel_for("gpumc:chain_commit",
-                           TeamPolicy(1, commit_team()).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
+                           light(TeamPolicy(1, commit_team())).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
     }
   }
 
@@ -1798,6 +1798,15 @@ class DeviceSystem {
   }
 
   static bool on_host() { return std::is_same<ExecSpace, Kokkos::DefaultHostExecutionSpace>::value; }
+  // Kernels launched many times per invocation (the chain's per batch, the volume trial's) take
+  // their functor as a kernel argument. Kokkos's CUDA default for functors over 512 bytes (ours:
+  // views of the whole cell list) copies them to constant memory and makes the host wait for the
+  // previous such kernel to finish before each launch, exposing the launch latency every time.
+  template <class Policy>
+  static auto light(const Policy &policy)
+  {
+    return Kokkos::Experimental::require(policy, Kokkos::Experimental::WorkItemProperty::HintLightWeight);
+  }
   // the checkerboard kernel lists candidates a warp at a time on CUDA (team sizes of whole warps)
   static int warp_group(int team)
   {
@@ -1900,7 +1909,7 @@ class DeviceSystem {
   {
     const int layers = kk::PairEnergyFunctor<DeviceType>::layers_for(natoms_);
     Kokkos::parallel_reduce(trial ? "gpumc:volume_energy" : "gpumc:pair_energy",
-                            Kokkos::RangePolicy<ExecSpace>(0, natoms_ * layers),
+                            light(Kokkos::RangePolicy<ExecSpace>(0, natoms_ * layers)),
                             kk::PairEnergyFunctor<DeviceType>{c_, trial, layers}, result);
   }
 
@@ -1915,12 +1924,12 @@ class DeviceSystem {
     }
     F f{c_, rng, move, scheme, step, 2.0 * cut_max_, beta, pressure_energy, (double) natoms_,
         tail_.empty() ? 0.0 : tail_sum()};
-    Kokkos::parallel_for("gpumc:volume_propose", Kokkos::RangePolicy<ExecSpace, typename F::TagPropose>(0, 1), f);
-    Kokkos::parallel_for("gpumc:volume_scale", Kokkos::RangePolicy<ExecSpace, typename F::TagScale>(0, nslots), f);
+    Kokkos::parallel_for("gpumc:volume_propose", light(Kokkos::RangePolicy<ExecSpace, typename F::TagPropose>(0, 1)), f);
+    Kokkos::parallel_for("gpumc:volume_scale", light(Kokkos::RangePolicy<ExecSpace, typename F::TagScale>(0, nslots)), f);
     // pair energy of the trial configuration, into device memory (skipped for inactive trials)
     pair_energy_sum(true, Kokkos::subview(c_.scalar, (int) DS_TRIAL_ENERGY));
-    Kokkos::parallel_for("gpumc:volume_accept", Kokkos::RangePolicy<ExecSpace, typename F::TagAccept>(0, 1), f);
-    Kokkos::parallel_for("gpumc:volume_commit", Kokkos::RangePolicy<ExecSpace, typename F::TagCommit>(0, nslots), f);
+    Kokkos::parallel_for("gpumc:volume_accept", light(Kokkos::RangePolicy<ExecSpace, typename F::TagAccept>(0, 1)), f);
+    Kokkos::parallel_for("gpumc:volume_commit", light(Kokkos::RangePolicy<ExecSpace, typename F::TagCommit>(0, nslots)), f);
   }
 };
 
