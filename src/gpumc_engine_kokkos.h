@@ -358,8 +358,9 @@ KOKKOS_INLINE_FUNCTION double group_sum(double v, int group)
 // ---- the sequential translation chain, evaluated speculatively in batches ----
 //
 // Moves first.. of the chain run in batches of B. A first kernel evaluates every move of a batch
-// at once (a team per move) against the configuration at the start of the batch; a second kernel,
-// one team, then walks the batch in chain order and decides. A move's energy change differs from
+// at once (a team per move) against the configuration at the start of the batch; a second marks,
+// for each move, the earlier moves of the batch it may interact with; a third, one team, then
+// walks the batch in chain order and decides. A move's energy change differs from
 // its evaluation only through the moves of the batch accepted before it, and those are known
 // exactly: the change is corrected by the pair terms between the moved atom's old and new
 // positions and each earlier accepted move's old and new positions (four terms per pair, zero
@@ -456,8 +457,8 @@ KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellD
   return dU;
 }
 
-// Pair energy of two positions in the periodic box (the nearest image: a side is at least twice
-// the cutoff, so no other image is in range).
+// Squared distance of two positions in the periodic box, and their pair energy (the nearest
+// image: a side is at least twice the cutoff, so no other image is in range).
 KOKKOS_INLINE_FUNCTION double nearest_rsq(const double p[3], const double q[3], const double len[3])
 {
   double rsq = 0.0;
@@ -527,9 +528,10 @@ struct ChainEvaluateFunctor {
         b.positions(k, 3 + d) = tr.p_new[d];
         b.shift(k, d) = tr.shift[d];
       }
+      const double u = uniform01(rng.bits(first + k, 1)[0]);    // accept_translation's test number
       b.du_u(k, 0) = dU;
-      b.du_u(k, 1) = uniform01(rng.bits(first + k, 1)[0]);    // accept_translation's test number
-      b.du_u(k, 2) = log(b.du_u(k, 1));
+      b.du_u(k, 1) = u;
+      b.du_u(k, 2) = log(u);
     });
   }
 };
