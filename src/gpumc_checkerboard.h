@@ -5,23 +5,25 @@
 // A sweep: the box is cut into a grid of n[0] x n[1] x n[2] cells (n even, cells at least as wide
 // as the largest cutoff), shifted by a random vector. The 8 colours (parities of the cell
 // coordinates) are visited in a random order; in the cells of one colour, each cell holding n_c
-// atoms makes n_c trial moves, each of an atom drawn uniformly from that cell, displaced
-// uniformly in a cube of half-width d, rejected if it would leave the cell, otherwise accepted by
-// Metropolis. Cells of one colour are a full cell apart (>= the cutoff), and their atoms stay in
+// atoms makes n_c trial moves, one of each of its atoms in a random order, displaced uniformly in
+// a cube of half-width d, rejected if it would leave the cell, otherwise accepted by Metropolis. Cells of one colour are a full cell apart (>= the cutoff), and their atoms stay in
 // them, so no atom of one active cell ever interacts with an atom of another: their moves are
 // independent and run in parallel, and the result equals running the cells one after another.
 // (Anderson et al. make cells r_cut + d wide because their moves may end outside the cell before
 // being rejected; here the test "stays in the cell" comes before any energy is evaluated, so
 // the cell only has to hold the cutoff.)
 //
-// Balance. Each single move satisfies detailed balance with respect to exp(-U/kT) at fixed
-// positions of the other cells: the atom is drawn with probability 1/n_c and n_c does not change
-// (the move cannot leave the cell), the displacement is symmetric, and a move out of the cell is
-// rejected whichever way it is attempted. A composition of such moves therefore leaves the
-// Boltzmann distribution invariant (global balance), and so does a mixture of these compositions
-// over grid shifts and colour orders drawn independently of the configuration. A sweep as a whole
-// does NOT satisfy detailed balance (the reverse sequence of cells and moves is not the same
-// kernel); the random shift makes the chain ergodic (no cell wall is permanent).
+// Balance. No move leaves its cell, so which atoms each cell holds does not change during a sweep,
+// and the sequence of trials (which atom, in which order, which displacement) depends only on that
+// membership and on the random numbers. Given the membership, each trial is a Metropolis move of
+// one atom with a symmetric displacement, a move out of the cell being rejected whichever way it
+// is attempted: it satisfies detailed balance with respect to exp(-U/kT) restricted to the
+// configurations of that membership. A composition of such moves leaves that restricted
+// distribution invariant, hence (the memberships partitioning configuration space) the Boltzmann
+// distribution itself (global balance); so does a mixture over grid shifts and colour orders drawn
+// independently of the configuration. A sweep as a whole does NOT satisfy detailed balance (the
+// reverse sequence of cells and moves is not the same kernel); the random shift makes the chain
+// ergodic (no cell wall is permanent).
 #pragma once
 
 #include "gpumc_moves.h"
@@ -136,33 +138,37 @@ GPUMC_INLINE int checker_active_count(const CheckerGrid &g)
   return (g.n[0] / 2) * (g.n[1] / 2) * (g.n[2] / 2);
 }
 
-// Trial k of cell `cell` in sweep `sweep`: draw (sweep, cell, 2k) picks the atom (index into the
-// cell's atoms in ascending atom order) and the displacement, (sweep, cell, 2k + 1) the test.
-struct CellTranslation {
-  int pick;
+// The trials of a cell in sweep `sweep`: every atom of the cell once, in a random order. The atom
+// in slot s (the s-th of the cell's atoms in ascending atom order) draws (sweep, cell, 2s): its
+// displacement (words 1-3) and its place in the order (word 0: ascending keys, ties by slot);
+// (sweep, cell, 2s + 1) is the uniform number of its Metropolis test. Because no atom is tried
+// twice in one visit, a kernel can evaluate all the trials of a cell at once against the cell's
+// starting configuration and correct each for the moves accepted before it exactly (see the
+// Kokkos engine).
+struct CellTrial {
+  uint64_t key;
   double disp[3];
 };
 
-GPUMC_INLINE CellTranslation propose_cell_translation(const CounterRNG &rng, uint64_t sweep, int cell, int k,
-                                                      int natoms_in_cell, double dmax)
+GPUMC_INLINE CellTrial cell_trial(const CounterRNG &rng, uint64_t sweep, int cell, int slot, double dmax)
 {
-  const auto r = rng.bits(sweep, (uint64_t) cell, 2 * (uint64_t) k);
-  CellTranslation t;
-  t.pick = (int) uniform_index(r[0], (uint64_t) natoms_in_cell);
+  const auto r = rng.bits(sweep, (uint64_t) cell, 2 * (uint64_t) slot);
+  CellTrial t;
+  t.key = r[0];
   for (int d = 0; d < 3; d++) t.disp[d] = dmax * (2.0 * uniform01(r[d + 1]) - 1.0);
   return t;
 }
 
-// The uniform number that tests trial k of cell `cell` (kernels draw them ahead of the moves).
-GPUMC_INLINE double cell_acceptance_uniform(const CounterRNG &rng, uint64_t sweep, int cell, int k)
+// Trial of slot a comes before trial of slot b.
+GPUMC_INLINE bool cell_trial_before(uint64_t key_a, int a, uint64_t key_b, int b)
 {
-  return uniform01(rng.bits(sweep, (uint64_t) cell, 2 * (uint64_t) k + 1)[0]);
+  return key_a < key_b || (key_a == key_b && a < b);
 }
 
-GPUMC_INLINE bool accept_cell_translation(const CounterRNG &rng, uint64_t sweep, int cell, int k, double beta,
-                                          double dU)
+// The uniform number that tests the trial of slot `slot` (kernels draw them ahead of the moves).
+GPUMC_INLINE double cell_acceptance_uniform(const CounterRNG &rng, uint64_t sweep, int cell, int slot)
 {
-  return metropolis_accept(-beta * dU, cell_acceptance_uniform(rng, sweep, cell, k));
+  return uniform01(rng.bits(sweep, (uint64_t) cell, 2 * (uint64_t) slot + 1)[0]);
 }
 
 }    // namespace gpumc

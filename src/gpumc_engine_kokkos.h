@@ -867,9 +867,11 @@ struct WidomSimpleFunctor {
 // One team per cell stages the atoms of the cell's window in scratch memory once, relative to the
 // cell's lower corner (numbers below a few cutoffs, so that float keeps about 1e-6 of a length
 // unit), then evaluates all the cell's insertions. A group of threads (a CUDA warp, elsewhere one
-// thread) evaluates one insertion at a time: it lists the staged atoms within the cutoff (squared
-// distance and type), then sums the pair terms over that list with every lane busy. (A thread per
-// insertion made its whole warp evaluate a pair term whenever any one thread had a neighbour.)
+// thread) evaluates one insertion at a time, a chunk of the staged atoms after another: it lists
+// those within the cutoff (squared distance and type), then sums their pair terms with every lane
+// busy. (A thread per insertion made its whole warp evaluate a pair term whenever any one thread
+// had a neighbour.) Lists of a chunk, not of the whole window, keep the scratch within the 48 KiB
+// that Kokkos allows a CUDA team on chip.
 // Real: the precision of the staged positions and pair terms; sums are double.
 template <class DeviceType, class Real>
 struct WidomTiledFunctor {
@@ -887,11 +889,14 @@ struct WidomTiledFunctor {
   int group = 1;       // threads per insertion: 32 (a CUDA warp) or 1
   int ngroups = 1;     // groups per team
   int level = 0;       // scratch level: 0 (on chip) where it fits
+  // staged atoms a group lists before summing their pair terms, per lane
+  static constexpr int CHUNK_ROUNDS = 2 * CANDIDATE_ROUNDS;
 
-  static size_t scratch_bytes(int cap, int ngroups)
+  static size_t scratch_bytes(int cap, int ngroups, int group)
   {
+    const size_t list = (size_t) ngroups * group * CHUNK_ROUNDS;
     return 3 * Scratch<Real>::shmem_size(cap) + Scratch<short>::shmem_size(cap) + Scratch<int>::shmem_size(NW + 1) +
-           Scratch<Real>::shmem_size((size_t) ngroups * cap) + Scratch<short>::shmem_size((size_t) ngroups * cap);
+           Scratch<Real>::shmem_size(list) + Scratch<short>::shmem_size(list);
   }
 
   // atoms in the window of a cell (to size the scratch space)
@@ -916,8 +921,9 @@ struct WidomTiledFunctor {
     Scratch<Real> px(mem, cap), py(mem, cap), pz(mem, cap);
     Scratch<short> pt(mem, cap);
     Scratch<int> offset(mem, NW + 1);
-    Scratch<Real> list_rsq(mem, (size_t) ngroups * cap);
-    Scratch<short> list_type(mem, (size_t) ngroups * cap);
+    const int chunk = CHUNK_ROUNDS * group;
+    Scratch<Real> list_rsq(mem, (size_t) ngroups * chunk);
+    Scratch<short> list_type(mem, (size_t) ngroups * chunk);
     const double corner[3] = {a.lo[0] + c0[0] * a.width[0], a.lo[1] + c0[1] * a.width[1],
                               a.lo[2] + c0[2] * a.width[2]};
     // offsets of the window cells' atoms in scratch
@@ -948,7 +954,7 @@ struct WidomTiledFunctor {
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(tm, ngroups * group),
         [&](const int r, double &part) {
-          const int my_group = r / group, lane = r % group, seg = my_group * cap;
+          const int my_group = r / group, lane = r % group, seg = my_group * chunk;
           // a group takes its insertions `group` at a time, each lane drawing one point (the
           // counter-based draw costs as much as a tenth of an insertion), then evaluates them in turn
           for (int first = my_group * group; first < (int) a.per_cell; first += ngroups * group) {
@@ -964,35 +970,39 @@ struct WidomTiledFunctor {
             for (int b = 0; b < batch; b++) {
               const Real q[3] = {group_broadcast(mine[0], b, group), group_broadcast(mine[1], b, group),
                                  group_broadcast(mine[2], b, group)};
-              int nlisted = 0;
-              // CANDIDATE_ROUNDS rounds of candidates at once: independent loads and arithmetic
-              for (int base = 0; base < natoms_w; base += CANDIDATE_ROUNDS * group) {
-                Real rsq[CANDIDATE_ROUNDS];
-                for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-                  const int o = base + u * group + lane;
-                  rsq[u] = cutsq;
-                  if (o < natoms_w) {
-                    const Real dx = q[0] - px(o), dy = q[1] - py(o), dz = q[2] - pz(o);
-                    rsq[u] = dx * dx + dy * dy + dz * dz;
-                  }
-                }
-                for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-                  const int o = base + u * group + lane;
-                  int added;
-                  const int slot = group_append(rsq[u] < cutsq, group, lane, added);
-                  if (slot >= 0) {
-                    list_rsq(seg + nlisted + slot) = rsq[u];
-                    list_type(seg + nlisted + slot) = pt(o);
-                  }
-                  nlisted += added;
-                }
-              }
-              group_sync(group);
               double e = 0.0;
-              for (int k = lane; k < nlisted; k += group) e += (double) pair_energy(row[list_type(seg + k)], list_rsq(seg + k));
+              for (int first = 0; first < natoms_w; first += chunk) {
+                // list the chunk's staged atoms within the cutoff, CANDIDATE_ROUNDS rounds at once
+                // (independent loads and arithmetic), then sum their pair terms, lanes in parallel
+                int nlisted = 0;
+                for (int r0 = 0; r0 < CHUNK_ROUNDS; r0 += CANDIDATE_ROUNDS) {
+                  Real rsq[CANDIDATE_ROUNDS];
+                  for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+                    const int o = first + (r0 + u) * group + lane;
+                    rsq[u] = cutsq;
+                    if (o < natoms_w) {
+                      const Real dx = q[0] - px(o), dy = q[1] - py(o), dz = q[2] - pz(o);
+                      rsq[u] = dx * dx + dy * dy + dz * dz;
+                    }
+                  }
+                  for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+                    const int o = first + (r0 + u) * group + lane;
+                    int added;
+                    const int slot = group_append(rsq[u] < cutsq, group, lane, added);
+                    if (slot >= 0) {
+                      list_rsq(seg + nlisted + slot) = rsq[u];
+                      list_type(seg + nlisted + slot) = pt(o);
+                    }
+                    nlisted += added;
+                  }
+                }
+                group_sync(group);
+                for (int k = lane; k < nlisted; k += group)
+                  e += (double) pair_energy(row[list_type(seg + k)], list_rsq(seg + k));
+                group_sync(group);    // the list is refilled by the next chunk
+              }
               e = group_sum(e, group);
               if (lane == 0) part += exp(-a.beta * (e + a.tail_shift));
-              group_sync(group);    // the list is refilled by the next insertion
             }
           }
         },
@@ -1069,29 +1079,35 @@ struct CheckerBuildFunctor {
   }
 };
 
-// The cells of one colour, a team per cell. The team stages the atoms of the 27 cells around its
-// cell in scratch memory, in the cell's own frame (cell offset times width plus the position in
-// the neighbour's frame: exact periodic images whatever the grid shift), its own atoms first in
-// ascending order, and draws the random numbers of all the cell's trials at once; then it makes
-// the trials one after another, the threads sharing each energy change; then it writes its atoms
-// back. Moves of different cells are independent (gpumc_checkerboard.h), so the result does not
-// depend on the order the teams run in.
+// The cells of one colour, a team per cell. Each cell tries every one of its atoms once, in a
+// random order (gpumc_checkerboard.h), and because no atom is tried twice the trials need not be
+// evaluated one after another:
+//  1. the team stages the atoms of the 27 cells around its cell in scratch memory, in the cell's
+//     own frame (cell offset times width plus the position in the neighbour's frame: exact
+//     periodic images whatever the grid shift), its own atoms first in ascending order, and draws
+//     all the trials;
+//  2. groups of threads (a CUDA warp, elsewhere one thread) evaluate the trials in parallel, each
+//     against the cell's starting configuration, and the team computes, for every pair of trials
+//     in decision order, the correction that the earlier one, if accepted, makes to the later
+//     one's energy change (four pair terms: the later atom's old and new positions against the
+//     earlier atom's old and new ones);
+//  3. one thread decides the trials in order, each with its evaluated energy change plus the
+//     corrections of the trials accepted before it: the energy change of the strictly sequential
+//     visit, up to round-off in the order of the sums;
+//  4. the team writes the accepted moves back.
+// Moves of different cells are independent (gpumc_checkerboard.h), so the result does not depend
+// on the order the teams run in.
 //
-// Each trial's energy change takes two passes. The first finds the staged atoms within the
-// cutoff of the old or the new position (about 1/6 of the 27 cells) and lists them: a group of
-// threads (a CUDA warp, elsewhere one thread) appends its candidates to its own segment of the
-// list, in candidate order, so the list and the sum's order are the same in every run. In the
-// second the group sums the pair energies of its own list, lanes in parallel; the group sums are
-// then added in group order by every thread (one barrier per trial, and every thread takes the
-// same decision).
+// A group evaluates a trial in two passes over chunks of the staged atoms: it lists those within
+// the cutoff of the old or the new position (lanes append in candidate order, so the list and the
+// sum's order are the same in every run), then sums their pair terms, lanes in parallel.
 //
 // Real: the precision of the staged cell-frame positions, the distances and the pair terms
 // (float in mixed precision); the cell's own atoms, the stay-in-cell test and all sums are double.
 template <class DeviceType, class Real>
 struct CheckerboardFunctor {
   using ExecSpace = typename DeviceType::execution_space;
-  // at most 256 threads in at least two blocks per multiprocessor: 128 registers per thread, so
-  // that a colour's cells (216 at N = 74088) run in one wave
+  // at most 256 threads in at least two blocks per multiprocessor: 128 registers per thread
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 2>>;
   using Member = typename Policy::member_type;
   template <class T>
@@ -1100,63 +1116,79 @@ struct CheckerboardFunctor {
   using ScratchR = Scratch<Real>;
   using ScratchI = Scratch<int>;
   using ScratchS = Scratch<short>;
+  using ScratchK = Scratch<uint64_t>;
+  // staged atoms a group lists before summing their pair terms, per lane (a chunk): the longer,
+  // the fewer idle lanes in the last round of pair terms; lists of 16-bit indices fit on chip
+  static constexpr int CHUNK_ROUNDS = 4 * CANDIDATE_ROUNDS;
+  using ScratchL = Scratch<unsigned short>;
+  static constexpr int MAX_WINDOW = 65535;
+  // per trial slot: the trial's state
+  enum : int { NOT_A_TRIAL = 0, LEAVES_CELL = 1, EVALUATED = 2 };
   CheckerData<DeviceType> d;
   Kokkos::View<PairCoeffT<Real> *, DeviceType> coeff;
   Kokkos::View<double *, DeviceType> row_cutsq;
   Kokkos::View<int *[3], DeviceType> image;
   Kokkos::View<int *, DeviceType> type;
   int nt1, colour, window_cap, team;
-  int group;                   // threads that list candidates together: 32 (a CUDA warp) or 1
-  int level, list_level;       // scratch levels (0: on chip) of the staged atoms and of the list
+  int group;                   // threads that evaluate a trial together: 32 (a CUDA warp) or 1
+  int hot_level, cold_level;   // scratch levels (0: on chip) of hot_bytes and of cold_bytes
   CounterRNG rng{0, 0};
   uint64_t sweep;
   double beta, dmax;
 
-  // scratch of the staged atoms, the cell's atoms and its trials' random numbers
-  static size_t scratch_bytes(int window_cap, int cell_cap, int team)
+  KOKKOS_INLINE_FUNCTION static size_t corrections(int cell_cap) { return (size_t) cell_cap * (cell_cap - 1) / 2; }
+  // scratch read in every candidate test: the staged atoms and the groups' candidate lists
+  static size_t hot_bytes(int window_cap, int team)
   {
     return 3 * ScratchR::shmem_size(window_cap) + ScratchS::shmem_size(window_cap) + ScratchI::shmem_size(28) +
-           ScratchD::shmem_size(2 * team) + 6 * ScratchD::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap) +
-           5 * ScratchD::shmem_size(cell_cap) + ScratchI::shmem_size(cell_cap);
+           ScratchL::shmem_size((size_t) CHUNK_ROUNDS * team);
   }
-  // scratch of the candidate list: a segment per group, as long as its share of the window
-  static size_t list_bytes(int window_cap, int team) { return ScratchI::shmem_size(window_cap + team); }
+  // scratch read a few times per trial: the cell's atoms and trials, and the corrections
+  static size_t cold_bytes(int cell_cap)
+  {
+    return 15 * ScratchD::shmem_size(cell_cap) + ScratchK::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap) +
+           ScratchD::shmem_size(corrections(cell_cap));
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const
   {
     const CheckerGrid &g = d.g;
     int c0[3];
     const int cell = checker_active_cell(g, colour, tm.league_rank(), c0);
-    const int natoms_in_cell = d.count(cell);
-    const auto &mem = tm.team_scratch(level);
-    ScratchR ux(mem, window_cap), uy(mem, window_cap), uz(mem, window_cap);
-    ScratchS ut(mem, window_cap);
-    ScratchI offset(mem, 28);
-    ScratchD partial(mem, 2 * team);    // the groups' energy sums of the last two trials
-    ScratchD px(mem, d.cap), py(mem, d.cap), pz(mem, d.cap);
-    ScratchD ox(mem, d.cap), oy(mem, d.cap), oz(mem, d.cap);    // own atoms in the cell frame
-    ScratchI ix(mem, d.cap), iy(mem, d.cap), iz(mem, d.cap), id(mem, d.cap), movable(mem, d.cap);
-    ScratchD trial_dx(mem, d.cap), trial_dy(mem, d.cap), trial_dz(mem, d.cap), trial_u(mem, d.cap),
-        trial_log_u(mem, d.cap);
-    ScratchI trial_pick(mem, d.cap);
-    ScratchI list(tm.team_scratch(list_level), window_cap + team);
-    if (natoms_in_cell == 0) return;
+    const int n = d.count(cell);
+    if (n == 0) return;
+    const auto &hot = tm.team_scratch(hot_level);
+    ScratchR ux(hot, window_cap), uy(hot, window_cap), uz(hot, window_cap);
+    ScratchS ut(hot, window_cap);
+    ScratchI offset(hot, 28);
+    ScratchL list(hot, CHUNK_ROUNDS * team);
+    const auto &mem = tm.team_scratch(cold_level);
+    ScratchD px(mem, d.cap), py(mem, d.cap), pz(mem, d.cap);    // own atoms: positions in the box
+    ScratchD ox(mem, d.cap), oy(mem, d.cap), oz(mem, d.cap);    // ... in the cell frame
+    ScratchD nx(mem, d.cap), ny(mem, d.cap), nz(mem, d.cap);    // trial positions in the cell frame
+    ScratchD disp_x(mem, d.cap), disp_y(mem, d.cap), disp_z(mem, d.cap), test_u(mem, d.cap), test_log_u(mem, d.cap),
+        du(mem, d.cap);
+    ScratchK key(mem, d.cap);
+    ScratchI id(mem, d.cap), state(mem, d.cap), order(mem, d.cap), accepted(mem, d.cap), accepted_at(mem, d.cap);
+    ScratchD correction(mem, corrections(d.cap));
+
+    // 1. offsets of the 27 cells' atoms in scratch; the trials; the staged atoms
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, 27), [&](const int w, int &part, const bool final) {
       int off[3];
-      const int n = d.count(checker_neighbour(g, c0, w, off));
+      const int nc = d.count(checker_neighbour(g, c0, w, off));
       if (final) offset(w) = part;
-      part += n;
+      part += nc;
       if (final && w == 26) offset(27) = part;
     });
-    // the cell's trials: atom, displacement and test number, drawn once instead of by every thread
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, natoms_in_cell), [&](const int k) {
-      const CellTranslation t = propose_cell_translation(rng, sweep, cell, k, natoms_in_cell, dmax);
-      trial_pick(k) = t.pick;
-      trial_dx(k) = t.disp[0];
-      trial_dy(k) = t.disp[1];
-      trial_dz(k) = t.disp[2];
-      trial_u(k) = cell_acceptance_uniform(rng, sweep, cell, k);
-      trial_log_u(k) = log(trial_u(k));
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
+      const CellTrial t = cell_trial(rng, sweep, cell, s, dmax);
+      key(s) = t.key;
+      disp_x(s) = t.disp[0];
+      disp_y(s) = t.disp[1];
+      disp_z(s) = t.disp[2];
+      test_u(s) = cell_acceptance_uniform(rng, sweep, cell, s);
+      test_log_u(s) = log(test_u(s));
+      accepted(s) = 0;
     });
     tm.team_barrier();
     // one staged atom per thread (independent loads), its cell found among the 27 offsets
@@ -1182,27 +1214,22 @@ struct CheckerboardFunctor {
         ox(s) = u[0];
         oy(s) = u[1];
         oz(s) = u[2];
-        ix(s) = iy(s) = iz(s) = 0;
         id(s) = i;
-        movable(s) = d.mobile(i);
       }
     });
     tm.team_barrier();
-    const int nstage = offset(27);
-    // candidate j of round r goes to group (j / group) % ngroups; a group's segment holds its rounds
-    const int ngroups = team / group, rounds = (nstage + team - 1) / team, segment = rounds * group;
-    const int my_group = tm.team_rank() / group, lane = tm.team_rank() % group;
-    int parity = 0;
-    double du_sum = 0.0;
-    long accepted = 0, trials = 0;
-    for (int k = 0; k < natoms_in_cell; k++) {
-      const int pick = trial_pick(k);
-      if (!movable(pick)) continue;
-      trials++;
-      const double disp[3] = {trial_dx(k), trial_dy(k), trial_dz(k)};
-      const double u_old[3] = {ox(pick), oy(pick), oz(pick)};
-      // Does the trial stay in the cell? In the cell's frame u_old + disp answers, unless it lies
-      // within round-off of a face: then the host's own test (wrapped position, its cell) does.
+
+    // each trial's place in the decision order, and whether it stays in the cell
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
+      int rank = 0;
+      for (int t = 0; t < n; t++) rank += cell_trial_before(key(t), t, key(s), s);
+      order(rank) = s;
+      state(s) = d.mobile(id(s)) ? EVALUATED : NOT_A_TRIAL;
+      if (state(s) == NOT_A_TRIAL) return;
+      // In the cell's frame u_old + disp answers, unless it lies within round-off of a face: then
+      // the host's own test (wrapped position, its cell) does.
+      const double disp[3] = {disp_x(s), disp_y(s), disp_z(s)};
+      const double u_old[3] = {ox(s), oy(s), oz(s)};
       double u_new[3];
       bool outside = false, near_face = false;
       for (int a = 0; a < 3; a++) {
@@ -1211,102 +1238,135 @@ struct CheckerboardFunctor {
         outside = outside || u_new[a] < -tol || u_new[a] >= g.w[a] + tol;
         near_face = near_face || u_new[a] < tol || u_new[a] >= g.w[a] - tol;
       }
-      if (outside) continue;    // leaves the cell: rejected
-      if (near_face) {
-        double p_new[3] = {px(pick) + disp[0], py(pick) + disp[1], pz(pick) + disp[2]};
+      if (!outside && near_face) {
+        double p_new[3] = {px(s) + disp[0], py(s) + disp[1], pz(s) + disp[2]};
         int shift[3] = {0, 0, 0}, cn[3];
         wrap_position(p_new, g.lo, g.len, shift);
-        if (checker_cell(g, p_new, cn, u_new) != cell) continue;
+        outside = checker_cell(g, p_new, cn, u_new) != cell;
       }
-      const int itype = ut(pick);
+      if (outside) state(s) = LEAVES_CELL;
+      nx(s) = u_new[0];
+      ny(s) = u_new[1];
+      nz(s) = u_new[2];
+    });
+    tm.team_barrier();
+
+    // 2. every trial against the starting configuration, a group per trial
+    const int nstage = offset(27), ngroups = team / group;
+    const int my_group = tm.team_rank() / group, lane = tm.team_rank() % group;
+    const int chunk = CHUNK_ROUNDS * group;
+    for (int s = my_group; s < n; s += ngroups) {
+      if (state(s) != EVALUATED) continue;
+      const int itype = ut(s);
       const Real cutsq = (Real) row_cutsq(itype);
-      const Real un[3] = {(Real) u_new[0], (Real) u_new[1], (Real) u_new[2]};
-      const Real uo[3] = {(Real) u_old[0], (Real) u_old[1], (Real) u_old[2]};
-      // pass 1: list the staged atoms within the cutoff of the old or the new position
-      int nlisted = 0;
-      for (int r0 = 0; r0 < rounds; r0 += CANDIDATE_ROUNDS) {    // several rounds at once (ILP)
-        bool near[CANDIDATE_ROUNDS];
-        for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-          const int j = ((r0 + u) * ngroups + my_group) * group + lane;
-          near[u] = false;
-          if (r0 + u < rounds && j < nstage && j != pick) {
-            Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
-            const Real rsq_new = dx * dx + dy * dy + dz * dz;
-            dx = uo[0] - ux(j);
-            dy = uo[1] - uy(j);
-            dz = uo[2] - uz(j);
-            near[u] = rsq_new < cutsq || dx * dx + dy * dy + dz * dz < cutsq;
+      const PairCoeffT<Real> *row = coeff.data() + itype * nt1;
+      const Real un[3] = {(Real) nx(s), (Real) ny(s), (Real) nz(s)};
+      const Real uo[3] = {ux(s), uy(s), uz(s)};
+      double part = 0.0;
+      for (int first = 0; first < nstage; first += chunk) {
+        // pass 1: list the chunk's staged atoms within the cutoff of the old or the new position,
+        // several rounds at once (independent loads and arithmetic)
+        int nlisted = 0;
+        for (int r0 = 0; r0 < CHUNK_ROUNDS; r0 += CANDIDATE_ROUNDS) {
+          bool near[CANDIDATE_ROUNDS];
+          for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+            const int j = first + (r0 + u) * group + lane;
+            near[u] = false;
+            if (j < nstage && j != s) {
+              Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
+              const Real rsq_new = dx * dx + dy * dy + dz * dz;
+              dx = uo[0] - ux(j);
+              dy = uo[1] - uy(j);
+              dz = uo[2] - uz(j);
+              near[u] = rsq_new < cutsq || dx * dx + dy * dy + dz * dz < cutsq;
+            }
+          }
+          for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+            int added;
+            const int slot = group_append(near[u], group, lane, added);
+            if (slot >= 0) list(my_group * chunk + nlisted + slot) = (unsigned short) (first + (r0 + u) * group + lane);
+            nlisted += added;
           }
         }
-        for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-          const int j = ((r0 + u) * ngroups + my_group) * group + lane;
-          int added;
-          const int slot = group_append(near[u], group, lane, added);
-          if (slot >= 0) list(my_group * segment + nlisted + slot) = j;
-          nlisted += added;
+        // pass 2: the listed pair terms, lanes in parallel
+        group_sync(group);
+        for (int q = lane; q < nlisted; q += group) {
+          const int j = list(my_group * chunk + q);
+          const PairCoeffT<Real> &pc = row[ut(j)];
+          Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
+          part += (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
+          dx = uo[0] - ux(j);
+          dy = uo[1] - uy(j);
+          dz = uo[2] - uz(j);
+          part -= (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
         }
-      }
-      // pass 2: each group sums the pair terms of its own list (no thread waits for another
-      // group's list), then the groups' sums are added in group order, by every thread alike
-      group_sync(group);
-      const PairCoeffT<Real> *row = coeff.data() + itype * nt1;
-      double part = 0.0;
-      for (int q = lane; q < nlisted; q += group) {
-        const int j = list(my_group * segment + q);
-        const PairCoeffT<Real> &pc = row[ut(j)];
-        Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
-        part += (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
-        dx = uo[0] - ux(j);
-        dy = uo[1] - uy(j);
-        dz = uo[2] - uz(j);
-        part -= (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
+        group_sync(group);    // the list is refilled by the next chunk
       }
       part = group_sum(part, group);
-      // two alternating arrays of group sums: one barrier per trial (a group can write the next
-      // trial's sum while slower threads still read this trial's)
-      if (lane == 0) partial(parity * ngroups + my_group) = part;
-      tm.team_barrier();
-      double dU = 0.0;
-      for (int q = 0; q < ngroups; q++) dU += partial(parity * ngroups + q);
-      parity ^= 1;
-      // an accepted move changes the staged atom, which every thread's next trial must see
-      if (metropolis_accept_log(-beta * dU, trial_u(k), trial_log_u(k))) {
-        Kokkos::single(Kokkos::PerTeam(tm), [&]() {
-          double p_new[3] = {px(pick) + disp[0], py(pick) + disp[1], pz(pick) + disp[2]};
-          int shift[3] = {0, 0, 0};
-          wrap_position(p_new, g.lo, g.len, shift);
-          px(pick) = p_new[0];
-          py(pick) = p_new[1];
-          pz(pick) = p_new[2];
-          ix(pick) += shift[0];
-          iy(pick) += shift[1];
-          iz(pick) += shift[2];
-          ox(pick) = u_new[0];
-          oy(pick) = u_new[1];
-          oz(pick) = u_new[2];
-          ux(pick) = un[0];
-          uy(pick) = un[1];
-          uz(pick) = un[2];
-        });
-        du_sum += dU;
-        accepted++;
-        tm.team_barrier();
-      }
+      if (lane == 0) du(s) = part;
     }
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, natoms_in_cell), [&](const int s) {
-      const int i = id(s);
-      d.x(i, 0) = px(s);
-      d.x(i, 1) = py(s);
-      d.x(i, 2) = pz(s);
-      image(i, 0) += ix(s);
-      image(i, 1) += iy(s);
-      image(i, 2) += iz(s);
+    // the correction that trial order(a), if accepted, makes to trial order(b), a < b: entry
+    // b (b - 1) / 2 + a
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, (int) corrections(n)), [&](const int e) {
+      int b = (int) ((1.0 + sqrt(1.0 + 8.0 * e)) / 2.0);    // the row of entry e (integer-corrected)
+      while (b * (b - 1) / 2 > e) b--;
+      while ((b + 1) * b / 2 <= e) b++;
+      const int a = e - b * (b - 1) / 2;
+      const int sa = order(a), sb = order(b);
+      double corr = 0.0;
+      if (state(sa) == EVALUATED && state(sb) == EVALUATED) {
+        const PairCoeffT<Real> &pc = coeff(ut(sb) * nt1 + ut(sa));
+        const Real was_a[3] = {ux(sa), uy(sa), uz(sa)}, now_a[3] = {(Real) nx(sa), (Real) ny(sa), (Real) nz(sa)};
+        const Real was_b[3] = {ux(sb), uy(sb), uz(sb)}, now_b[3] = {(Real) nx(sb), (Real) ny(sb), (Real) nz(sb)};
+        corr = (double) pair_energy(pc, distance_sq(now_b, now_a)) - (double) pair_energy(pc, distance_sq(now_b, was_a)) -
+            (double) pair_energy(pc, distance_sq(was_b, now_a)) + (double) pair_energy(pc, distance_sq(was_b, was_a));
+      }
+      correction(e) = corr;
     });
+    tm.team_barrier();
+
+    // 3. the decisions, in order
     Kokkos::single(Kokkos::PerTeam(tm), [&]() {
+      double du_sum = 0.0;
+      long naccepted = 0, trials = 0;
+      for (int b = 0; b < n; b++) {
+        const int s = order(b);
+        if (state(s) == NOT_A_TRIAL) continue;
+        trials++;
+        if (state(s) == LEAVES_CELL) continue;    // rejected
+        double dU = du(s);
+        const double *row = &correction(b * (b - 1) / 2);
+        for (int k = 0; k < naccepted; k++) dU += row[accepted_at(k)];
+        if (metropolis_accept_log(-beta * dU, test_u(s), test_log_u(s))) {
+          accepted(s) = 1;
+          accepted_at(naccepted++) = b;
+          du_sum += dU;
+        }
+      }
       d.du(cell) = du_sum;
-      d.accepted(cell) = accepted;
+      d.accepted(cell) = naccepted;
       d.trials(cell) = trials;
     });
+    tm.team_barrier();
+
+    // 4. the accepted moves
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
+      if (!accepted(s)) return;
+      double p_new[3] = {px(s) + disp_x(s), py(s) + disp_y(s), pz(s) + disp_z(s)};
+      int shift[3] = {0, 0, 0};
+      wrap_position(p_new, g.lo, g.len, shift);
+      const int i = id(s);
+      for (int a = 0; a < 3; a++) {
+        d.x(i, a) = p_new[a];
+        image(i, a) += shift[a];
+      }
+    });
+  }
+
+  KOKKOS_INLINE_FUNCTION static Real distance_sq(const Real p[3], const Real q[3])
+  {
+    const Real dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return dx * dx + dy * dy + dz * dz;
   }
 };
 
@@ -1399,9 +1459,9 @@ class DeviceSystem {
     for (int d = 0; d < 3; d++)
       if (!(len[d] >= 2.0 * cut_max_)) throw std::invalid_argument("box side shorter than twice the largest cutoff");
     c_.type = type;
-    c_.image = View<int *[3]>("gpumc:image", natoms_);
-    c_.cell_of = View<int *>("gpumc:cell", natoms_);
-    c_.slot_of = View<int *>("gpumc:slot", natoms_);
+    reuse_or_allocate(c_.image, "gpumc:image", natoms_);    // (every entry is written before it is read)
+    reuse_or_allocate(c_.cell_of, "gpumc:cell", natoms_);
+    reuse_or_allocate(c_.slot_of, "gpumc:slot", natoms_);
     auto h_scalar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.scalar);
     for (int d = 0; d < 3; d++) {
       h_scalar(DS_LO + d) = box_lo_[d] = lo[d];
@@ -1588,8 +1648,9 @@ class DeviceSystem {
     f.group = warp_group(team);
     f.ngroups = team / f.group;
     double sum = 0.0;
-    const size_t bytes = F::scratch_bytes(f.cap, f.ngroups);
-    f.level = bytes <= TeamPolicy::scratch_size_max(0) ? 0 : 1;
+    const size_t bytes = F::scratch_bytes(f.cap, f.ngroups, f.group);
+    int unused;
+    scratch_levels(bytes, 0, team, f.level, unused);
     Kokkos::parallel_reduce(std::is_same<Real, float>::value ? "gpumc:widom_tiled_mixed" : "gpumc:widom_tiled",
                             Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.ncells, team)
                                 .set_scratch_size(f.level, Kokkos::PerTeam(bytes)),
@@ -1644,11 +1705,12 @@ class DeviceSystem {
       cb_.accepted = View<long *>("gpumc:checker_accepted", ncells);
       cb_.trials = View<long *>("gpumc:checker_trials", ncells);
     } else {
-      Kokkos::deep_copy(cb_.count, 0);
+      Kokkos::deep_copy(ExecSpace(), cb_.count, 0);
     }
-    Kokkos::deep_copy(cb_.du, 0.0);
-    Kokkos::deep_copy(cb_.accepted, 0L);
-    Kokkos::deep_copy(cb_.trials, 0L);
+    // (asynchronous fills: no host wait per sweep)
+    Kokkos::deep_copy(ExecSpace(), cb_.du, 0.0);
+    Kokkos::deep_copy(ExecSpace(), cb_.accepted, 0L);
+    Kokkos::deep_copy(ExecSpace(), cb_.trials, 0L);
     cb_.g = g;
     Kokkos::parallel_for("gpumc:checker_count", Kokkos::RangePolicy<ExecSpace, typename B::TagCount>(0, natoms_),
                          B{cb_, mobile});
@@ -1660,7 +1722,7 @@ class DeviceSystem {
       cb_.atom = View<int *>("gpumc:checker_atom", (size_t) ncells * cb_.cap);
       cb_.unsorted = View<int *>("gpumc:checker_unsorted", (size_t) ncells * cb_.cap);
     }
-    Kokkos::deep_copy(cb_.count, 0);
+    Kokkos::deep_copy(ExecSpace(), cb_.count, 0);
     Kokkos::parallel_for("gpumc:checker_fill", Kokkos::RangePolicy<ExecSpace, typename B::TagFill>(0, natoms_),
                          B{cb_, mobile});
     Kokkos::parallel_for("gpumc:checker_sort",
@@ -1691,19 +1753,18 @@ class DeviceSystem {
     const int nactive = checker_active_count(g);
     int team = checker_team_size(nactive);
     const int window_cap = std::max(window, 1);
-    const size_t bytes = F::scratch_bytes(window_cap, cb_.cap, team), list_bytes = F::list_bytes(window_cap, team);
-    // on-chip scratch where it fits (the staged atoms first, then the list), else level 1. The
-    // on-chip limit is Kokkos's (scratch_size_max(0) keeps room for a team of 1024 threads'
-    // reduction; a smaller team leaves the rest)
-    const size_t on_chip = TeamPolicy::scratch_size_max(0) + (size_t) (1024 - team) * sizeof(double);
-    const int level = bytes <= on_chip ? 0 : 1;
-    const int list_level = level == 0 && bytes + list_bytes <= on_chip ? 0 : 1;
+    if (window_cap > F::MAX_WINDOW)
+      throw std::runtime_error("more than " + std::to_string(F::MAX_WINDOW) +
+                               " atoms within reach of one checkerboard cell: too dense for the checkerboard kernel");
+    const size_t hot = F::hot_bytes(window_cap, team), cold = F::cold_bytes(cb_.cap);
+    int hot_level, cold_level;
+    scratch_levels(hot, cold, team, hot_level, cold_level);
     F f{cb_,  c_.coeff_view(Real()), c_.row_cutsq, c_.image, c_.type, c_.nt1, 0,    window_cap, team,
-        warp_group(team), level, list_level, rng, sweep, beta, dmax};
+        warp_group(team), hot_level, cold_level, rng, sweep, beta, dmax};
     using Policy = typename F::Policy;
-    auto with_scratch = [&](Policy p) {
-      if (level == list_level) return p.set_scratch_size(level, Kokkos::PerTeam(bytes + list_bytes));
-      return p.set_scratch_size(0, Kokkos::PerTeam(bytes)).set_scratch_size(1, Kokkos::PerTeam(list_bytes));
+    auto with_scratch = [&](auto p) {
+      if (hot_level == cold_level) return p.set_scratch_size(hot_level, Kokkos::PerTeam(hot + cold));
+      return p.set_scratch_size(0, Kokkos::PerTeam(hot)).set_scratch_size(1, Kokkos::PerTeam(cold));
     };
     // a team larger than the block limits with this much scratch runs as the largest that fits
     const int most = with_scratch(Policy(nactive, 1)).team_size_max(f, Kokkos::ParallelForTag());
@@ -1711,7 +1772,7 @@ class DeviceSystem {
       f.team = team = most >= 32 && warp_group(32) == 32 ? most / 32 * 32 : most;
       f.group = warp_group(team);
     }
-    const Policy policy = with_scratch(Policy(nactive, team));
+    const auto policy = with_scratch(light(Policy(nactive, team)));
     for (int k = 0; k < 8; k++) {
       f.colour = order[k];
       Kokkos::parallel_for(std::is_same<Real, float>::value ? "gpumc:checkerboard_mixed" : "gpumc:checkerboard",
@@ -1800,6 +1861,23 @@ class DeviceSystem {
   }
 
   static bool on_host() { return std::is_same<ExecSpace, Kokkos::DefaultHostExecutionSpace>::value; }
+  // v with n entries: its own allocation when it has that many already (contents left as they
+  // are), else a new one. Each invocation of the fixes rebuilds the cell list, and fresh device
+  // allocations cost more than the rest of the rebuild.
+  template <class V>
+  static void reuse_or_allocate(V &v, const char *label, size_t n)
+  {
+    if (v.data() == nullptr || v.extent(0) != n) v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
+  }
+  // Scratch levels of a team kernel's `hot` bytes (read in its inner loops) and `cold` bytes:
+  // on chip (level 0) what fits, the hot bytes first, else level 1 (device memory). Kokkos limits a
+  // CUDA team's level 0 to sharedMemPerBlock (48 KiB), less (team + 2) doubles for reductions.
+  static void scratch_levels(size_t hot, size_t cold, int team, int &hot_level, int &cold_level)
+  {
+    const size_t on_chip = TeamPolicy::scratch_size_max(0) + (size_t) (1024 - team) * sizeof(double);
+    hot_level = hot <= on_chip ? 0 : 1;
+    cold_level = hot_level == 0 && hot + cold <= on_chip ? 0 : 1;
+  }
   // Kernels launched many times per invocation (the chain's per batch, the volume trial's) take
   // their functor as a kernel argument. Kokkos's CUDA default for functors over 512 bytes (ours:
   // views of the whole cell list) copies them to constant memory and makes the host wait for the
@@ -1882,7 +1960,8 @@ class DeviceSystem {
   {
     using F = kk::CellBuildFunctor<DeviceType>;
     const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
-    c_.count = View<int *>("gpumc:count", ncells);
+    reuse_or_allocate(c_.count, "gpumc:count", ncells);
+    Kokkos::deep_copy(ExecSpace(), c_.count, 0);
     F f{c_, x, {box_lo_[0], box_lo_[1], box_lo_[2]}, {box_len_[0], box_len_[1], box_len_[2]}};
     Kokkos::parallel_for("gpumc:count_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagCount>(0, natoms_), f);
     int fullest = 0;
@@ -1893,11 +1972,11 @@ class DeviceSystem {
     const int slack = slack_env ? std::max(0, std::atoi(slack_env)) : std::max(4, fullest / 2);
     c_.g.cap = std::max({min_cap, fullest + slack, 1});
     const size_t nslots = (size_t) ncells * c_.g.cap;
-    c_.sx = View<double *>("gpumc:sx", nslots);
-    c_.sy = View<double *>("gpumc:sy", nslots);
-    c_.sz = View<double *>("gpumc:sz", nslots);
-    c_.sid = View<int *>("gpumc:sid", nslots);
-    c_.stype = View<int *>("gpumc:stype", nslots);
+    reuse_or_allocate(c_.sx, "gpumc:sx", nslots);    // (slots beyond a cell's count are never read)
+    reuse_or_allocate(c_.sy, "gpumc:sy", nslots);
+    reuse_or_allocate(c_.sz, "gpumc:sz", nslots);
+    reuse_or_allocate(c_.sid, "gpumc:sid", nslots);
+    reuse_or_allocate(c_.stype, "gpumc:stype", nslots);
     f.c = c_;
     Kokkos::parallel_for("gpumc:fill_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, natoms_), f);
     Kokkos::parallel_for("gpumc:sort_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagSort>(0, ncells), f);

@@ -458,19 +458,27 @@ MoveCounts checkerboard_sweep(HostSystem &sys, const std::vector<char> &mobile, 
       int c[3];
       const int cell = checker_active_cell(g, colour, a, c);
       const int natoms_in_cell = start[cell + 1] - start[cell];
-      for (int k = 0; k < natoms_in_cell; k++) {
-        const CellTranslation t = propose_cell_translation(rng, sweep, cell, k, natoms_in_cell, dmax);
-        const int i = atoms[start[cell] + t.pick];
+      // every atom of the cell once, in the order of the trials' keys
+      std::vector<CellTrial> trials(natoms_in_cell);
+      std::vector<int> order(natoms_in_cell);
+      for (int s = 0; s < natoms_in_cell; s++) {
+        trials[s] = cell_trial(rng, sweep, cell, s, dmax);
+        order[s] = s;
+      }
+      std::sort(order.begin(), order.end(),
+                [&](int a, int b) { return cell_trial_before(trials[a].key, a, trials[b].key, b); });
+      for (const int s : order) {
+        const int i = atoms[start[cell] + s];
         if (!mobile[i]) continue;    // not a trial: the atom is not in the group
         counts.trials++;
         double trial[3], u[3];
         sys.position(i, trial);
-        for (int d = 0; d < 3; d++) trial[d] += t.disp[d];
+        for (int d = 0; d < 3; d++) trial[d] += trials[s].disp[d];
         int shift[3] = {0, 0, 0}, cn[3];
         sys.wrap(trial, shift);
         if (checker_cell(g, trial, cn, u) != cell) continue;    // leaves the cell: rejected
         const double dU = sys.move_energy_change(i, trial);
-        if (accept_cell_translation(rng, sweep, cell, k, beta, dU)) {
+        if (metropolis_accept(-beta * dU, cell_acceptance_uniform(rng, sweep, cell, s))) {
           sys.move_atom(i, trial, shift);
           energy += dU;
           counts.accepted++;

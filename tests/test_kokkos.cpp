@@ -438,11 +438,12 @@ TEST(Kokkos, MixedPrecisionCheckerboardDriftAndAverages)
   Blocks u[2], p[2];
   for (int mixed = 0; mixed < 2; mixed++) {
     LammpsSession s(kokkos_args(true));
-    s.cmd(lj + fmt::format("fix mc all gpumc/nvt 2 0.85 {} tune 150 algorithm checkerboard precision {}\nrun 250\n"
-                           "fix av all ave/time 5 10 50 v_u v_p",
+    // blocks of 100 sweeps, as in test_checkerboard (shorter blocks are still correlated)
+    s.cmd(lj + fmt::format("fix mc all gpumc/nvt 2 0.85 {} tune 150 algorithm checkerboard precision {}\nrun 500\n"
+                           "fix av all ave/time 5 20 100 v_u v_p",
                            mixed ? 1234 : 4321, mixed ? "mixed" : "double"));
     for (int b = 0; b < 20; b++) {
-      s.cmd(fmt::format("run 50 {}", b == 0 ? "post no" : "pre no post no"));
+      s.cmd(fmt::format("run 100 {}", b == 0 ? "post no" : "pre no post no"));
       u[mixed].add(s.fix_vector("av", 0));
       p[mixed].add(s.fix_vector("av", 1));
     }
