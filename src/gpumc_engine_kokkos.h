@@ -867,11 +867,9 @@ struct WidomSimpleFunctor {
 // One team per cell stages the atoms of the cell's window in scratch memory once, relative to the
 // cell's lower corner (numbers below a few cutoffs, so that float keeps about 1e-6 of a length
 // unit), then evaluates all the cell's insertions. A group of threads (a CUDA warp, elsewhere one
-// thread) evaluates one insertion at a time, a chunk of the staged atoms after another: it lists
-// those within the cutoff (squared distance and type), then sums their pair terms with every lane
-// busy. (A thread per insertion made its whole warp evaluate a pair term whenever any one thread
-// had a neighbour.) Lists of a chunk, not of the whole window, keep the scratch within the 48 KiB
-// that Kokkos allows a CUDA team on chip.
+// thread) evaluates one insertion at a time: it lists the staged atoms within the cutoff (squared
+// distance and type), then sums the pair terms over that list with every lane busy. (A thread per
+// insertion made its whole warp evaluate a pair term whenever any one thread had a neighbour.)
 // Real: the precision of the staged positions and pair terms; sums are double.
 template <class DeviceType, class Real>
 struct WidomTiledFunctor {
@@ -889,14 +887,11 @@ struct WidomTiledFunctor {
   int group = 1;       // threads per insertion: 32 (a CUDA warp) or 1
   int ngroups = 1;     // groups per team
   int level = 0;       // scratch level: 0 (on chip) where it fits
-  // staged atoms a group lists before summing their pair terms, per lane
-  static constexpr int CHUNK_ROUNDS = 2 * CANDIDATE_ROUNDS;
 
-  static size_t scratch_bytes(int cap, int ngroups, int group)
+  static size_t scratch_bytes(int cap, int ngroups)
   {
-    const size_t list = (size_t) ngroups * group * CHUNK_ROUNDS;
     return 3 * Scratch<Real>::shmem_size(cap) + Scratch<short>::shmem_size(cap) + Scratch<int>::shmem_size(NW + 1) +
-           Scratch<Real>::shmem_size(list) + Scratch<short>::shmem_size(list);
+           Scratch<Real>::shmem_size((size_t) ngroups * cap) + Scratch<short>::shmem_size((size_t) ngroups * cap);
   }
 
   // atoms in the window of a cell (to size the scratch space)
@@ -921,9 +916,8 @@ struct WidomTiledFunctor {
     Scratch<Real> px(mem, cap), py(mem, cap), pz(mem, cap);
     Scratch<short> pt(mem, cap);
     Scratch<int> offset(mem, NW + 1);
-    const int chunk = CHUNK_ROUNDS * group;
-    Scratch<Real> list_rsq(mem, (size_t) ngroups * chunk);
-    Scratch<short> list_type(mem, (size_t) ngroups * chunk);
+    Scratch<Real> list_rsq(mem, (size_t) ngroups * cap);
+    Scratch<short> list_type(mem, (size_t) ngroups * cap);
     const double corner[3] = {a.lo[0] + c0[0] * a.width[0], a.lo[1] + c0[1] * a.width[1],
                               a.lo[2] + c0[2] * a.width[2]};
     // offsets of the window cells' atoms in scratch
@@ -954,7 +948,7 @@ struct WidomTiledFunctor {
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(tm, ngroups * group),
         [&](const int r, double &part) {
-          const int my_group = r / group, lane = r % group, seg = my_group * chunk;
+          const int my_group = r / group, lane = r % group, seg = my_group * cap;
           // a group takes its insertions `group` at a time, each lane drawing one point (the
           // counter-based draw costs as much as a tenth of an insertion), then evaluates them in turn
           for (int first = my_group * group; first < (int) a.per_cell; first += ngroups * group) {
@@ -970,39 +964,35 @@ struct WidomTiledFunctor {
             for (int b = 0; b < batch; b++) {
               const Real q[3] = {group_broadcast(mine[0], b, group), group_broadcast(mine[1], b, group),
                                  group_broadcast(mine[2], b, group)};
-              double e = 0.0;
-              for (int first = 0; first < natoms_w; first += chunk) {
-                // list the chunk's staged atoms within the cutoff, CANDIDATE_ROUNDS rounds at once
-                // (independent loads and arithmetic), then sum their pair terms, lanes in parallel
-                int nlisted = 0;
-                for (int r0 = 0; r0 < CHUNK_ROUNDS; r0 += CANDIDATE_ROUNDS) {
-                  Real rsq[CANDIDATE_ROUNDS];
-                  for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-                    const int o = first + (r0 + u) * group + lane;
-                    rsq[u] = cutsq;
-                    if (o < natoms_w) {
-                      const Real dx = q[0] - px(o), dy = q[1] - py(o), dz = q[2] - pz(o);
-                      rsq[u] = dx * dx + dy * dy + dz * dz;
-                    }
-                  }
-                  for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-                    const int o = first + (r0 + u) * group + lane;
-                    int added;
-                    const int slot = group_append(rsq[u] < cutsq, group, lane, added);
-                    if (slot >= 0) {
-                      list_rsq(seg + nlisted + slot) = rsq[u];
-                      list_type(seg + nlisted + slot) = pt(o);
-                    }
-                    nlisted += added;
+              int nlisted = 0;
+              // CANDIDATE_ROUNDS rounds of candidates at once: independent loads and arithmetic
+              for (int base = 0; base < natoms_w; base += CANDIDATE_ROUNDS * group) {
+                Real rsq[CANDIDATE_ROUNDS];
+                for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+                  const int o = base + u * group + lane;
+                  rsq[u] = cutsq;
+                  if (o < natoms_w) {
+                    const Real dx = q[0] - px(o), dy = q[1] - py(o), dz = q[2] - pz(o);
+                    rsq[u] = dx * dx + dy * dy + dz * dz;
                   }
                 }
-                group_sync(group);
-                for (int k = lane; k < nlisted; k += group)
-                  e += (double) pair_energy(row[list_type(seg + k)], list_rsq(seg + k));
-                group_sync(group);    // the list is refilled by the next chunk
+                for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+                  const int o = base + u * group + lane;
+                  int added;
+                  const int slot = group_append(rsq[u] < cutsq, group, lane, added);
+                  if (slot >= 0) {
+                    list_rsq(seg + nlisted + slot) = rsq[u];
+                    list_type(seg + nlisted + slot) = pt(o);
+                  }
+                  nlisted += added;
+                }
               }
+              group_sync(group);
+              double e = 0.0;
+              for (int k = lane; k < nlisted; k += group) e += (double) pair_energy(row[list_type(seg + k)], list_rsq(seg + k));
               e = group_sum(e, group);
               if (lane == 0) part += exp(-a.beta * (e + a.tail_shift));
+              group_sync(group);    // the list is refilled by the next insertion
             }
           }
         },
@@ -1648,9 +1638,8 @@ class DeviceSystem {
     f.group = warp_group(team);
     f.ngroups = team / f.group;
     double sum = 0.0;
-    const size_t bytes = F::scratch_bytes(f.cap, f.ngroups, f.group);
-    int unused;
-    scratch_levels(bytes, 0, team, f.level, unused);
+    const size_t bytes = F::scratch_bytes(f.cap, f.ngroups);
+    f.level = bytes <= TeamPolicy::scratch_size_max(0) ? 0 : 1;
     Kokkos::parallel_reduce(std::is_same<Real, float>::value ? "gpumc:widom_tiled_mixed" : "gpumc:widom_tiled",
                             Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.ncells, team)
                                 .set_scratch_size(f.level, Kokkos::PerTeam(bytes)),
@@ -1869,9 +1858,9 @@ class DeviceSystem {
   {
     if (v.data() == nullptr || v.extent(0) != n) v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
   }
-  // Scratch levels of a team kernel's `hot` bytes (read in its inner loops) and `cold` bytes:
+  // Scratch levels of a team parallel_for's `hot` bytes (read in its inner loops) and `cold` bytes:
   // on chip (level 0) what fits, the hot bytes first, else level 1 (device memory). Kokkos limits a
-  // CUDA team's level 0 to sharedMemPerBlock (48 KiB), less (team + 2) doubles for reductions.
+  // CUDA team's level 0 to sharedMemPerBlock (48 KiB), less (team + 2) doubles it keeps for itself.
   static void scratch_levels(size_t hot, size_t cold, int team, int &hot_level, int &cold_level)
   {
     const size_t on_chip = TeamPolicy::scratch_size_max(0) + (size_t) (1024 - team) * sizeof(double);
