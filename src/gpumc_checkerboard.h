@@ -6,7 +6,8 @@
 // as the largest cutoff), shifted by a random vector. The 8 colours (parities of the cell
 // coordinates) are visited in a random order; in the cells of one colour, each cell holding n_c
 // atoms makes n_c trial moves, one of each of its atoms in a random order, displaced uniformly in
-// a cube of half-width d, rejected if it would leave the cell, otherwise accepted by Metropolis. Cells of one colour are a full cell apart (>= the cutoff), and their atoms stay in
+// a cube of half-width d, rejected if it would leave the cell, otherwise accepted by Metropolis.
+// Cells of one colour are a full cell apart (>= the cutoff), and their atoms stay in
 // them, so no atom of one active cell ever interacts with an atom of another: their moves are
 // independent and run in parallel, and the result equals running the cells one after another.
 // (Anderson et al. make cells r_cut + d wide because their moves may end outside the cell before
