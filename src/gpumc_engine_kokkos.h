@@ -1081,16 +1081,17 @@ struct CheckerBuildFunctor {
 //     in decision order, the correction that the earlier one, if accepted, makes to the later
 //     one's energy change (four pair terms: the later atom's old and new positions against the
 //     earlier atom's old and new ones);
-//  3. one thread decides the trials in order, each with its evaluated energy change plus the
-//     corrections of the trials accepted before it: the energy change of the strictly sequential
-//     visit, up to round-off in the order of the sums;
+//  3. one group decides the trials in order, each with its evaluated energy change plus the
+//     corrections of the trials accepted before it (lanes share the sum): the energy change of the
+//     strictly sequential visit, up to round-off in the order of the sums;
 //  4. the team writes the accepted moves back.
 // Moves of different cells are independent (gpumc_checkerboard.h), so the result does not depend
 // on the order the teams run in.
 //
-// A group evaluates a trial in two passes over chunks of the staged atoms: it lists those within
-// the cutoff of the old or the new position (lanes append in candidate order, so the list and the
-// sum's order are the same in every run), then sums their pair terms, lanes in parallel.
+// A group evaluates a trial in two passes over chunks of the staged atoms: it lists those that
+// may be within the cutoff of the old or the new position (lanes append in candidate order, so the
+// list and the sum's order are the same in every run), then sums their pair terms, lanes in
+// parallel.
 //
 // Real: the precision of the staged cell-frame positions, the distances and the pair terms
 // (float in mixed precision); the cell's own atoms, the stay-in-cell test and all sums are double.
@@ -1183,8 +1184,9 @@ struct CheckerboardFunctor {
     tm.team_barrier();
     // one staged atom per thread (independent loads), its cell found among the 27 offsets
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, offset(27)), [&](const int o) {
-      int w = 0;
-      while (offset(w + 1) <= o) w++;
+      int w = 0;    // the last cell whose offset is <= o (binary search: 5 steps)
+      for (int step = 16; step > 0; step >>= 1)
+        if (w + step < 27 && offset(w + step) <= o) w += step;
       int off[3];
       const int nc = checker_neighbour(g, c0, w, off);
       const int s = o - offset(w);
@@ -1252,10 +1254,18 @@ struct CheckerboardFunctor {
       const PairCoeffT<Real> *row = coeff.data() + itype * nt1;
       const Real un[3] = {(Real) nx(s), (Real) ny(s), (Real) nz(s)};
       const Real uo[3] = {ux(s), uy(s), uz(s)};
+      // Candidates: the staged atoms within rc + h of the midpoint of the old and new positions
+      // (h: half the displacement), which holds every atom within rc of either (triangle
+      // inequality), at the cost of one distance instead of two. The margin covers rounding; pair
+      // terms beyond the cutoff are zero.
+      const Real mid[3] = {(un[0] + uo[0]) / 2, (un[1] + uo[1]) / 2, (un[2] + uo[2]) / 2};
+      const Real half_step = real_sqrt(distance_sq(un, uo)) / 2;
+      const Real reach = real_sqrt(cutsq) + half_step;
+      const Real reach_sq = reach * reach * (Real(1) + Real(64) * Kokkos::Experimental::epsilon<Real>::value);
       double part = 0.0;
       for (int first = 0; first < nstage; first += chunk) {
-        // pass 1: list the chunk's staged atoms within the cutoff of the old or the new position,
-        // several rounds at once (independent loads and arithmetic)
+        // pass 1: list the chunk's candidates, several rounds at once (independent loads and
+        // arithmetic)
         int nlisted = 0;
         for (int r0 = 0; r0 < CHUNK_ROUNDS; r0 += CANDIDATE_ROUNDS) {
           bool near[CANDIDATE_ROUNDS];
@@ -1263,12 +1273,8 @@ struct CheckerboardFunctor {
             const int j = first + (r0 + u) * group + lane;
             near[u] = false;
             if (j < nstage && j != s) {
-              Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
-              const Real rsq_new = dx * dx + dy * dy + dz * dz;
-              dx = uo[0] - ux(j);
-              dy = uo[1] - uy(j);
-              dz = uo[2] - uz(j);
-              near[u] = rsq_new < cutsq || dx * dx + dy * dy + dz * dz < cutsq;
+              const Real dx = mid[0] - ux(j), dy = mid[1] - uy(j), dz = mid[2] - uz(j);
+              near[u] = dx * dx + dy * dy + dz * dz < reach_sq;
             }
           }
           for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
@@ -1315,8 +1321,9 @@ struct CheckerboardFunctor {
     });
     tm.team_barrier();
 
-    // 3. the decisions, in order
-    Kokkos::single(Kokkos::PerTeam(tm), [&]() {
+    // 3. the decisions, in order, by the first group: its lanes sum the corrections (a butterfly,
+    // so every lane has the same bits and makes the same decision)
+    if (my_group == 0) {
       double du_sum = 0.0;
       long naccepted = 0, trials = 0;
       for (int b = 0; b < n; b++) {
@@ -1324,19 +1331,26 @@ struct CheckerboardFunctor {
         if (state(s) == NOT_A_TRIAL) continue;
         trials++;
         if (state(s) == LEAVES_CELL) continue;    // rejected
-        double dU = du(s);
         const double *row = &correction(b * (b - 1) / 2);
-        for (int k = 0; k < naccepted; k++) dU += row[accepted_at(k)];
+        double part = lane == 0 ? du(s) : 0.0;
+        for (int k = lane; k < naccepted; k += group) part += row[accepted_at(k)];
+        const double dU = group_sum(part, group);
         if (metropolis_accept_log(-beta * dU, test_u(s), test_log_u(s))) {
-          accepted(s) = 1;
-          accepted_at(naccepted++) = b;
+          if (lane == 0) {
+            accepted(s) = 1;
+            accepted_at(naccepted) = b;
+          }
+          naccepted++;
           du_sum += dU;
+          group_sync(group);    // accepted_at, for the next trial's sum
         }
       }
-      d.du(cell) = du_sum;
-      d.accepted(cell) = naccepted;
-      d.trials(cell) = trials;
-    });
+      if (lane == 0) {
+        d.du(cell) = du_sum;
+        d.accepted(cell) = naccepted;
+        d.trials(cell) = trials;
+      }
+    }
     tm.team_barrier();
 
     // 4. the accepted moves
