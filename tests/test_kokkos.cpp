@@ -296,6 +296,21 @@ TEST(Kokkos, TeamLargerThanTheBackendIsAnError)
   }
 }
 
+// The checkerboard kernel indexes a cell's staged neighbourhood with 16-bit integers: a
+// configuration with more atoms within reach of one cell is refused with a message, not indexed
+// wrongly. 20000 atoms in a box of two cells per side put 27/8 of them (67500) in every
+// neighbourhood; all but one have a tiny cutoff, so LAMMPS's own neighbour lists stay small.
+TEST(Kokkos, CheckerboardRefusesTooManyAtomsWithinReachOfACell)
+{
+  LammpsSession s(kokkos_args(true));
+  const std::string err = s.error_of(
+      "units lj\natom_style atomic\nregion box block 0 5.2 0 5.2 0 5.2\ncreate_box 2 box\n"
+      "create_atoms 2 random 20000 7 NULL\ncreate_atoms 1 single 1 1 1\nmass * 1.0\n"
+      "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.0 0.01 0.05\npair_coeff 1 2 0.0 0.01 0.05\n"
+      "neighbor 0.1 bin\nfix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard\nrun 1");
+  EXPECT_NE(err.find("more than 65535 atoms within reach of one checkerboard cell"), std::string::npos) << err;
+}
+
 TEST(Kokkos, IdealGasVolumeLogV)
 {
   const int natoms = 20;
