@@ -537,37 +537,45 @@ struct ChainEvaluateFunctor {
 };
 
 // Which earlier moves of the batch each move may interact with, from the evaluated positions: a
-// work item per move and mask word.
+// team per move and mask word, a thread per earlier move (the bits OR-reduced).
 template <class DeviceType>
 struct ChainConflictFunctor {
+  using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
   BatchData<DeviceType> b;
   Kokkos::View<double *, DeviceType> scalar;
   double cutsq_max;
-  KOKKOS_INLINE_FUNCTION void operator()(const int idx) const
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
-    const int m = idx / CHAIN_MASK_WORDS, word = idx % CHAIN_MASK_WORDS;
+    const int m = team.league_rank() / CHAIN_MASK_WORDS, word = team.league_rank() % CHAIN_MASK_WORDS;
     const double len[3] = {scalar(DS_LEN), scalar(DS_LEN + 1), scalar(DS_LEN + 2)};
     const double pm[3] = {b.positions(m, 0), b.positions(m, 1), b.positions(m, 2)};
     const double qm[3] = {b.positions(m, 3), b.positions(m, 4), b.positions(m, 5)};
+    const int begin = 64 * word, end = m < 64 * (word + 1) ? m : 64 * (word + 1);
     uint64_t mask = 0;
-    const int end = m < 64 * (word + 1) ? m : 64 * (word + 1);
-    for (int a = 64 * word; a < end; a++) {
-      const double pa[3] = {b.positions(a, 0), b.positions(a, 1), b.positions(a, 2)};
-      const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
-      const bool near = b.index(a, 0) == b.index(m, 0) || nearest_rsq(pm, pa, len) < cutsq_max ||
-          nearest_rsq(pm, qa, len) < cutsq_max || nearest_rsq(qm, pa, len) < cutsq_max ||
-          nearest_rsq(qm, qa, len) < cutsq_max;
-      if (near) mask |= uint64_t(1) << (a - 64 * word);
-    }
-    b.conflicts(m, word) = mask;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, begin, end > begin ? end : begin),
+        [&](const int a, uint64_t &bits) {
+          const double pa[3] = {b.positions(a, 0), b.positions(a, 1), b.positions(a, 2)};
+          const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
+          const bool near = b.index(a, 0) == b.index(m, 0) || nearest_rsq(pm, pa, len) < cutsq_max ||
+              nearest_rsq(pm, qa, len) < cutsq_max || nearest_rsq(qm, pa, len) < cutsq_max ||
+              nearest_rsq(qm, qa, len) < cutsq_max;
+          if (near) bits |= uint64_t(1) << (a - begin);
+        },
+        Kokkos::BOr<uint64_t>(mask));
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { b.conflicts(m, word) = mask; });
   }
 };
 
 // Decisions of moves first..first+count-1 in chain order (see above), by one team: a CUDA warp,
 // whose lanes share the corrections, or one thread. The team holds the batch, the moves it
-// accepted and the atoms whose slot changed in scratch memory, so that a move that stays in its
-// cell reads no device memory: only moves between cells (a few in a hundred) and moves evaluated
-// again do.
+// accepted and the atoms whose slot changed in scratch memory. The walk in chain order is one
+// warp's dependent chain of instructions, so it does as little as it can per move: the lanes
+// test every move alone beforehand (its decision when no accepted move interacts with it), and an
+// accepted move that stays in its cell only joins a list of pending writes, which the lanes carry
+// out together before anything reads the cell list (a move evaluated again, a move between
+// cells) and at the end. Pending moves are of distinct atoms: a second move of an atom is
+// evaluated again, after the writes.
 template <class DeviceType>
 struct ChainCommitFunctor {
   using ExecSpace = typename DeviceType::execution_space;
@@ -587,7 +595,7 @@ struct ChainCommitFunctor {
     return Scratch<int>::shmem_size(4 * batch) + Scratch<int>::shmem_size(3 * batch) +
         2 * Scratch<double>::shmem_size(6 * batch) + 3 * Scratch<double>::shmem_size(batch) +
         Scratch<uint64_t>::shmem_size(CHAIN_MASK_WORDS * batch) + 2 * Scratch<int>::shmem_size(batch) +
-        Scratch<int>::shmem_size(2 * batch);
+        Scratch<int>::shmem_size(2 * batch) + 3 * Scratch<int>::shmem_size(batch);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
@@ -603,6 +611,10 @@ struct ChainCommitFunctor {
     // the accepted moves (atom, type, old and new position), atoms whose slot changed
     Scratch<int> moved_atom(mem, count), moved_type(mem, count), relocated(mem, 2 * count);
     Scratch<double> moved_pos(mem, 6 * count);
+    // each move's decision alone (1: accepted); pending writes: the move and its slot
+    Scratch<int> alone(mem, count), pending(mem, count), pending_slot(mem, count);
+    double lo[3], len[3];
+    c.box(DS_LO, DS_LEN, lo, len);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int k) {
       for (int d = 0; d < 4; d++) index(4 * k + d) = b.index(k, d);
       for (int d = 0; d < 6; d++) pos(6 * k + d) = b.positions(k, d);
@@ -610,16 +622,34 @@ struct ChainCommitFunctor {
       du(k) = b.du_u(k, 0);
       u(k) = b.du_u(k, 1);
       log_u(k) = b.du_u(k, 2);
+      alone(k) = metropolis_accept_log(-beta * du(k), u(k), log_u(k)) ? 1 : 0;
       for (int w = 0; w < CHAIN_MASK_WORDS; w++) conflicts(CHAIN_MASK_WORDS * k + w) = b.conflicts(k, w);
     });
     team.team_barrier();
-    double lo[3], len[3];
-    c.box(DS_LO, DS_LEN, lo, len);
-    int naccepted = 0, nrelocated = 0;
+    int naccepted = 0, nrelocated = 0, npending = 0;
     double energy_change = 0.0;
     uint64_t accepted[CHAIN_MASK_WORDS] = {};    // accepted moves of the batch (bits)
     bool evaluated_again = false;                // one of them was (its positions are not as evaluated)
+    // the pending writes, by the lanes together (distinct atoms, distinct slots)
+    auto write_pending = [&]() {
+      for (int p = lane; p < npending; p += group) {
+        const int k = pending(p), slot = pending_slot(p), i = index(4 * k);
+        c.sx(slot) = pos(6 * k + 3);
+        c.sy(slot) = pos(6 * k + 4);
+        c.sz(slot) = pos(6 * k + 5);
+        for (int d = 0; d < 3; d++)
+          if (sh(3 * k + d)) c.image(i, d) += sh(3 * k + d);
+      }
+      npending = 0;
+      group_sync(group);
+    };
     for (int k = 0; k < count; k++) {
+      // the pair terms that the accepted moves changed; NaN when one of them moved this atom. None
+      // when no accepted move is among this one's conflicts (the usual case), as long as every
+      // accepted move kept its evaluated positions: then the decision is the move's alone.
+      bool interacts = evaluated_again;
+      for (int w = 0; w < CHAIN_MASK_WORDS; w++) interacts = interacts || (conflicts(CHAIN_MASK_WORDS * k + w) & accepted[w]);
+      if (!interacts && !alone(k)) continue;
       ChainTrial tr;
       tr.atom = index(4 * k);
       tr.type = index(4 * k + 1);
@@ -630,34 +660,34 @@ struct ChainCommitFunctor {
         tr.p_new[d] = pos(6 * k + 3 + d);
         tr.shift[d] = sh(3 * k + d);
       }
-      // the pair terms that the accepted moves changed; NaN when one of them moved this atom. None
-      // when no accepted move is among this one's conflicts (the usual case), as long as every
-      // accepted move kept its evaluated positions.
-      bool interacts = evaluated_again;
-      for (int w = 0; w < CHAIN_MASK_WORDS; w++) interacts = interacts || (conflicts(CHAIN_MASK_WORDS * k + w) & accepted[w]);
-      const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
-      double part = 0.0;
-      for (int a = lane; interacts && a < naccepted; a += group) {
-        if (moved_atom(a) == tr.atom) {
-          part += Kokkos::Experimental::quiet_NaN<double>::value;
-          continue;
+      double dU = du(k);
+      bool again = false;
+      if (interacts) {
+        const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
+        double part = 0.0;
+        for (int a = lane; a < naccepted; a += group) {
+          if (moved_atom(a) == tr.atom) {
+            part += Kokkos::Experimental::quiet_NaN<double>::value;
+            continue;
+          }
+          const PairCoeff &pc = row[moved_type(a)];
+          const double *was = &moved_pos(6 * a), *now = &moved_pos(6 * a + 3);
+          part += pair_energy_nearest(pc, tr.p_new, now, len) - pair_energy_nearest(pc, tr.p_new, was, len) -
+              pair_energy_nearest(pc, tr.p_old, now, len) + pair_energy_nearest(pc, tr.p_old, was, len);
         }
-        const PairCoeff &pc = row[moved_type(a)];
-        const double *was = &moved_pos(6 * a), *now = &moved_pos(6 * a + 3);
-        part += pair_energy_nearest(pc, tr.p_new, now, len) - pair_energy_nearest(pc, tr.p_new, was, len) -
-            pair_energy_nearest(pc, tr.p_old, now, len) + pair_energy_nearest(pc, tr.p_old, was, len);
+        const double correction = group_sum(part, group);
+        dU += correction;
+        again = correction != correction;    // (also a NaN from overlapping atoms)
+        if (again) {
+          write_pending();    // the evaluation reads the cell list
+          tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
+          dU = team_energy_change(team, c, lo, len, tr);
+          int cc[3];
+          cell_coords(g, lo, len, tr.p_new, cc);
+          cell_new = cell_index(g, cc);
+        }
+        if (!metropolis_accept_log(-beta * dU, u(k), log_u(k))) continue;
       }
-      const double correction = interacts ? group_sum(part, group) : 0.0;
-      double dU = du(k) + correction;
-      const bool again = correction != correction;    // (also a NaN from overlapping atoms)
-      if (again) {
-        tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
-        dU = team_energy_change(team, c, lo, len, tr);
-        int cc[3];
-        cell_coords(g, lo, len, tr.p_new, cc);
-        cell_new = cell_index(g, cc);
-      }
-      if (!metropolis_accept_log(-beta * dU, u(k), log_u(k))) continue;
       const int i = tr.atom;
       if (!again)
         for (int r = 0; r < nrelocated; r++)
@@ -666,47 +696,59 @@ struct ChainCommitFunctor {
             break;
           }
       const int cell_from = tr.slot / g.cap;
-      // a full destination cell: stop before this move (the host makes room and resumes there)
-      if (cell_new != cell_from && c.count(cell_new) >= g.cap) {
+      if (cell_new == cell_from && !again) {
         if (lane == 0) {
-          c.counter(DC_STOPPED) = 1;
-          c.counter(DC_STOP_MOVE) = (long) (first + k);
-          c.counter(DC_STOP_KIND) = 0;
-          c.scalar(DS_ENERGY) += energy_change;
-          c.counter(DC_TRANS_ACCEPTED) += naccepted;
+          pending(npending) = k;
+          pending_slot(npending) = tr.slot;
         }
-        return;
+        npending++;
+      } else {
+        write_pending();    // a move between cells moves another atom's slot
+        // a full destination cell: stop before this move (the host makes room and resumes there)
+        if (cell_new != cell_from && c.count(cell_new) >= g.cap) {
+          if (lane == 0) {
+            c.counter(DC_STOPPED) = 1;
+            c.counter(DC_STOP_MOVE) = (long) (first + k);
+            c.counter(DC_STOP_KIND) = 0;
+            c.scalar(DS_ENERGY) += energy_change;
+            c.counter(DC_TRANS_ACCEPTED) += naccepted;
+          }
+          return;
+        }
+        if (lane == 0) {
+          int slot = tr.slot;
+          if (cell_new != cell_from) {
+            // leave the old cell (its last atom fills the hole), join the new one
+            const int last = cell_from * g.cap + c.count(cell_from) - 1;
+            const int j = c.sid(last);
+            if (slot != last) {
+              c.sx(slot) = c.sx(last);
+              c.sy(slot) = c.sy(last);
+              c.sz(slot) = c.sz(last);
+              c.sid(slot) = j;
+              c.stype(slot) = c.stype(last);
+              c.slot_of(j) = slot - cell_from * g.cap;
+            }
+            c.count(cell_from) -= 1;
+            const int s = c.count(cell_new);
+            c.count(cell_new) = s + 1;
+            c.cell_of(i) = cell_new;
+            c.slot_of(i) = s;
+            slot = cell_new * g.cap + s;
+            c.sid(slot) = i;
+            c.stype(slot) = tr.type;
+            relocated(nrelocated) = i;
+            relocated(nrelocated + 1) = j;
+          }
+          c.sx(slot) = tr.p_new[0];
+          c.sy(slot) = tr.p_new[1];
+          c.sz(slot) = tr.p_new[2];
+          for (int d = 0; d < 3; d++)
+            if (tr.shift[d]) c.image(i, d) += tr.shift[d];
+        }
+        if (cell_new != cell_from) nrelocated += 2;
       }
       if (lane == 0) {
-        int slot = tr.slot;
-        if (cell_new != cell_from) {
-          // leave the old cell (its last atom fills the hole), join the new one
-          const int last = cell_from * g.cap + c.count(cell_from) - 1;
-          const int j = c.sid(last);
-          if (slot != last) {
-            c.sx(slot) = c.sx(last);
-            c.sy(slot) = c.sy(last);
-            c.sz(slot) = c.sz(last);
-            c.sid(slot) = j;
-            c.stype(slot) = c.stype(last);
-            c.slot_of(j) = slot - cell_from * g.cap;
-          }
-          c.count(cell_from) -= 1;
-          const int s = c.count(cell_new);
-          c.count(cell_new) = s + 1;
-          c.cell_of(i) = cell_new;
-          c.slot_of(i) = s;
-          slot = cell_new * g.cap + s;
-          c.sid(slot) = i;
-          c.stype(slot) = tr.type;
-          relocated(nrelocated) = i;
-          relocated(nrelocated + 1) = j;
-        }
-        c.sx(slot) = tr.p_new[0];
-        c.sy(slot) = tr.p_new[1];
-        c.sz(slot) = tr.p_new[2];
-        for (int d = 0; d < 3; d++)
-          if (tr.shift[d]) c.image(i, d) += tr.shift[d];
         moved_atom(naccepted) = i;
         moved_type(naccepted) = tr.type;
         for (int d = 0; d < 3; d++) {
@@ -714,13 +756,13 @@ struct ChainCommitFunctor {
           moved_pos(6 * naccepted + 3 + d) = tr.p_new[d];
         }
       }
-      if (cell_new != cell_from) nrelocated += 2;
       energy_change += dU;
       naccepted++;
       accepted[k / 64] |= uint64_t(1) << (k % 64);
       evaluated_again = evaluated_again || again;
       group_sync(group);
     }
+    write_pending();
     if (lane == 0) {
       c.scalar(DS_ENERGY) += energy_change;
       c.counter(DC_TRANS_ACCEPTED) += naccepted;
@@ -1589,7 +1631,8 @@ class DeviceSystem {
       const int count = (int) std::min<uint64_t>(batch, nmoves - done);
       kk::ChainEvaluateFunctor<DeviceType> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
       Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
-      Kokkos::parallel_for("gpumc:chain_conflicts", light(Kokkos::RangePolicy<ExecSpace>(0, count * kk::CHAIN_MASK_WORDS)),
+      Kokkos::parallel_for("gpumc:chain_conflicts",
+                           light(TeamPolicy(count * kk::CHAIN_MASK_WORDS, on_host() ? 1 : 64)),
                            kk::ChainConflictFunctor<DeviceType>{chain_, c_.scalar, cut_max_ * cut_max_ * (1.0 + 1e-12)});
       kk::ChainCommitFunctor<DeviceType> commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
       Kokkos::parallel_for("gpumc:chain_commit",
