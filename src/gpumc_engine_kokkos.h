@@ -906,12 +906,13 @@ struct WidomSimpleFunctor {
   }
 };
 
-// One team per cell stages the atoms of the cell's window in scratch memory once, relative to the
-// cell's lower corner (numbers below a few cutoffs, so that float keeps about 1e-6 of a length
-// unit), then evaluates all the cell's insertions. A group of threads (a CUDA warp, elsewhere one
-// thread) evaluates one insertion at a time: it lists the staged atoms within the cutoff (squared
-// distance and type), then sums the pair terms over that list with every lane busy. (A thread per
-// insertion made its whole warp evaluate a pair term whenever any one thread had a neighbour.)
+// One team per cell stages the atoms of the cell's window that are within the cutoff of the cell
+// (of its box) in scratch memory once, relative to the cell's lower corner (numbers below a few
+// cutoffs, so that float keeps about 1e-6 of a length unit), then evaluates all the cell's
+// insertions. A group of threads (a CUDA warp, elsewhere one thread) evaluates one insertion at a
+// time: it lists the staged atoms within the cutoff (squared distance and type), then sums the
+// pair terms over that list with every lane busy. (A thread per insertion made its whole warp
+// evaluate a pair term whenever any one thread had a neighbour.)
 // Real: the precision of the staged positions and pair terms; sums are double.
 template <class DeviceType, class Real>
 struct WidomTiledFunctor {
@@ -962,24 +963,45 @@ struct WidomTiledFunctor {
     Scratch<short> list_type(mem, (size_t) ngroups * cap);
     const double corner[3] = {a.lo[0] + c0[0] * a.width[0], a.lo[1] + c0[1] * a.width[1],
                               a.lo[2] + c0[2] * a.width[2]};
-    // offsets of the window cells' atoms in scratch
+    // Only the window's atoms within the cutoff of the cell's box are staged (about 60 % of them
+    // with cells of half the cutoff): no insertion inside the cell has other neighbours. The test
+    // is in double, with a margin well above the round-off of the Real distances, so the lists are
+    // those of the whole window.
+    const double reach_sq = c.row_cutsq(a.type) * (1.0 + 1e-4);
+    auto relative = [&](const int k, const double sh[3], double r[3]) {
+      r[0] = c.sx(k) + sh[0] - corner[0];
+      r[1] = c.sy(k) + sh[1] - corner[1];
+      r[2] = c.sz(k) + sh[2] - corner[2];
+      double dsq = 0.0;
+      for (int d = 0; d < 3; d++) {
+        const double out = r[d] < 0.0 ? -r[d] : (r[d] > a.width[d] ? r[d] - a.width[d] : 0.0);
+        dsq += out * out;
+      }
+      return dsq < reach_sq;
+    };
+    // offsets of the window cells' staged atoms
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, NW), [&](const int w, int &part, const bool final) {
-      double sh[3];
-      const int n = c.count(window_cell_flat(c.g, a.len, c0, nw, w, sh));
+      double sh[3], r[3];
+      const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
+      int n = 0;
+      for (int s = 0; s < c.count(wc); s++) n += relative(wc * c.g.cap + s, sh, r) ? 1 : 0;
       if (final) offset(w) = part;
       part += n;
       if (final && w == NW - 1) offset(NW) = part;
     });
     tm.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, NW), [&](const int w) {
-      double sh[3];
+      double sh[3], r[3];
       const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
+      int o = offset(w);
       for (int s = 0; s < c.count(wc); s++) {
-        const int k = wc * c.g.cap + s, o = offset(w) + s;
-        px(o) = (Real) (c.sx(k) + sh[0] - corner[0]);
-        py(o) = (Real) (c.sy(k) + sh[1] - corner[1]);
-        pz(o) = (Real) (c.sz(k) + sh[2] - corner[2]);
+        const int k = wc * c.g.cap + s;
+        if (!relative(k, sh, r)) continue;
+        px(o) = (Real) r[0];
+        py(o) = (Real) r[1];
+        pz(o) = (Real) r[2];
         pt(o) = (short) c.stype(k);
+        o++;
       }
     });
     tm.team_barrier();
