@@ -92,6 +92,10 @@ TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
       {"lj tail", fmt::format(LJ_MIX, "pair_modify tail yes\n")},
       {"morse sio2", fmt::format(SIO2, "")},
       {"morse sio2 shift", fmt::format(SIO2, "pair_modify shift yes\n")},
+      // few atoms: a grid of 3 x 3 x 3 cells, so windows of 5 x 5 x 5 cells meet cells twice
+      {"lj sparse", "units lj\natom_style atomic\nregion box block 0 6 0 7 0 9\ncreate_box 1 box\n"
+                    "create_atoms 1 random 14 31 NULL overlap 0.9 maxtry 200\nmass * 1.0\n"
+                    "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\nthermo_modify norm no\n"},
   };
   for (const auto &c : cases) {
     for (const char *fix : {"gpumc/nvt 2 {} 4711", "gpumc/npt 2 {} 1.0 4711"}) {
