@@ -408,21 +408,25 @@ TEST(Kokkos, NonConsecutiveAtomIdsAreRefused)
 // draw the same points, so in double precision their mean Boltzmann factors agree to round-off.
 TEST(Kokkos, WidomStagedKernelMatchesTheSimpleOne)
 {
-  const std::pair<std::string, int> cases[] = {{fmt::format(SIO2, ""), 2}, {fmt::format(LJ_MIX, ""), 3}};
+  struct Case {
+    std::string setup;
+    int type;
+    double temperature;
+  };
+  const Case cases[] = {{fmt::format(SIO2, ""), 2, 4000.0}, {fmt::format(LJ_MIX, ""), 3, 1.2}};
   for (const auto &c : cases) {
-    const double temperature = c.second == 2 ? 4000.0 : 1.2;
     double factor[2];
     for (int simple = 0; simple < 2; simple++) {
       const ScopedEnv hook("GPUMC_WIDOM_KERNEL", simple ? "simple" : "default");
       LammpsSession s(kokkos_args(true));
-      s.cmd(c.first + fmt::format("displace_atoms all random 0.3 0.3 0.3 71 units box\n"
+      s.cmd(c.setup + fmt::format("displace_atoms all random 0.3 0.3 0.3 71 units box\n"
                                   "compute w all widom {} 100000 {} 77\nthermo_style custom step c_w[4]\nrun 0",
-                                  c.second, temperature));
+                                  c.type, c.temperature));
       factor[simple] = s.compute_vector("w", 3);
     }
-    std::printf("type %d: <exp(-beta dU)> staged %.15g, simple %.15g\n", c.second, factor[0], factor[1]);
+    std::printf("type %d: <exp(-beta dU)> staged %.15g, simple %.15g\n", c.type, factor[0], factor[1]);
     EXPECT_GT(factor[0], 0.0);
-    EXPECT_NEAR(factor[0], factor[1], 1e-12 * factor[1]) << "type " << c.second;
+    EXPECT_NEAR(factor[0], factor[1], 1e-12 * factor[1]) << "type " << c.type;
   }
 }
 
