@@ -133,6 +133,7 @@ struct CellData {
   View<int *> type, cell_of, slot_of;      // per atom
   View<int *[3]> image;
   View<int *> count;                       // per cell
+  View<int *> cell_order;                  // the occupied slots in cell order (CellOrderFunctor)
   View<double *> sx, sy, sz;               // per slot
   View<int *> sid, stype;
   View<double *> tx, ty, tz;               // per slot: a volume trial's scaled positions
@@ -245,59 +246,116 @@ struct FingerprintFunctor {
   }
 };
 
-// Pair energy of the whole system, each pair once (from the atom with the smaller ID), of the
-// current positions or of a volume trial's (then skipped unless the trial is active). In small
-// systems a work item is one layer (along z) of an atom's window, so that a GPU has enough threads
-// to hide the latency of walking the cells (on the H100, N = 4913: 0.42 -> 0.19 ms per volume
-// move); from N = 32768 on one per atom is faster (N = 74088: 0.51 against 0.63 ms).
+// Whether v holds on any of the converged lanes of the calling thread's CUDA warp (elsewhere: v).
+KOKKOS_INLINE_FUNCTION bool lanes_any(bool v)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  return __any_sync(__activemask(), v);
+#else
+  return v;
+#endif
+}
+
+// Slots of the occupied cells in cell order (cell_order), for kernels whose threads take atoms
+// by cell: a scan of the counts, then each cell's slots.
+template <class DeviceType>
+struct CellOrderFunctor {
+  struct TagScan {};
+  struct TagFill {};
+  CellData<DeviceType> c;
+  Kokkos::View<int *, DeviceType> start;    // per cell: its first entry in cell_order
+  KOKKOS_INLINE_FUNCTION void operator()(TagScan, const int cell, int &part, const bool final) const
+  {
+    if (final) start(cell) = part;
+    part += c.count(cell);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(TagFill, const int cell) const
+  {
+    for (int s = 0; s < c.count(cell); s++) c.cell_order(start(cell) + s) = cell * c.g.cap + s;
+  }
+};
+
+// Pair energy of the whole system, of the current positions or of a volume trial's (then skipped
+// unless the trial is active). Each pair is summed once: an atom takes the atoms after it in its
+// own cell and those of the forward half of its window (flat window indices above the centre's),
+// since a pair at window offset o from one atom's cell is at -o from the other's (cells are at
+// least half a cutoff wide, so the nearest image of a pair within the cutoff is at one offset).
+// Threads take atoms in cell order, so that a warp's lanes walk nearly the same cells and read
+// the same slots (in atom-ID order they read 32 scattered ones). In small systems a work item is
+// a part of an atom's half window, so that a GPU has enough threads to hide latency.
 template <class DeviceType>
 struct PairEnergyFunctor {
-  static constexpr int LAYERS = 2 * REACH + 1;
-  static int layers_for(int natoms) { return natoms < 32768 ? LAYERS : 1; }
+  static constexpr int W = 2 * REACH + 1, HALF = (W * W * W - 1) / 2;
+  // GPUMC_ENERGY_PARTS (a test hook) sets the parts
+  static int parts_for(int natoms)
+  {
+    const char *env = std::getenv("GPUMC_ENERGY_PARTS");
+    if (env) return std::min(std::max(1, std::atoi(env)), HALF);
+    return natoms < 32768 ? 3 : 1;
+  }
+  static constexpr int HITS = 8;
   CellData<DeviceType> c;
   bool trial;
-  int layers;
+  int parts;
+  bool buffered;
   KOKKOS_INLINE_FUNCTION void operator()(const int idx, double &acc) const
   {
     if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
-    const int i = idx / layers;
+    const int part = idx % parts;
+    const int ki = c.cell_order(idx / parts);
+    const int cell = ki / c.g.cap, si = ki - cell * c.g.cap;
     const double *px = trial ? c.tx.data() : c.sx.data();
     const double *py = trial ? c.ty.data() : c.sy.data();
     const double *pz = trial ? c.tz.data() : c.sz.data();
     double lo[3], len[3];
     c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
-    const int ki = c.cell_of(i) * c.g.cap + c.slot_of(i);
     const double p[3] = {px[ki], py[ki], pz[ki]};
-    const int cell = c.cell_of(i);
     const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
-    const int itype = c.type(i);
+    const int nw[3] = {W, W, W};
+    const int itype = c.stype(ki);
     const PairCoeff *row = c.coeff.data() + itype * c.nt1;
     const double cutsq = c.row_cutsq(itype);
     double e = 0.0;
-    for (int kz = (layers == 1 ? 0 : idx % layers); kz < (layers == 1 ? LAYERS : idx % layers + 1); kz++) {
-    int cz;
-    double shz;
-    window_cell(c.g.n[2], len[2], c0[2], kz, cz, shz);
-    for (int ky = 0; ky < LAYERS; ky++) {
-      int cy;
-      double shy;
-      window_cell(c.g.n[1], len[1], c0[1], ky, cy, shy);
-      for (int kx = 0; kx < LAYERS; kx++) {
-        int cx;
-        double shx;
-        window_cell(c.g.n[0], len[0], c0[0], kx, cx, shx);
-        const int wc = (cz * c.g.n[1] + cy) * c.g.n[0] + cx;
-        const int base = wc * c.g.cap;
-        for (int s = 0; s < c.count(wc); s++) {
-          const int k = base + s;
-          if (c.sid(k) <= i) continue;
-          const double dx = p[0] - px[k] - shx, dy = p[1] - py[k] - shy, dz = p[2] - pz[k] - shz;
-          const double rsq = dx * dx + dy * dy + dz * dz;
+    // buffered: a thread keeps up to HITS pair distances and evaluates them when its own buffer
+    // or a converged lane's is full, so that a warp's lanes evaluate their pair terms together
+    // rather than each one's whenever any lane has a neighbour; terms are summed in the same order
+    double hit_rsq[HITS];
+    int hit_type[HITS], nhit = 0;
+    auto flush = [&]() {
+      for (int h = 0; h < HITS; h++)
+        if (h < nhit) e += pair_energy(row[hit_type[h]], hit_rsq[h]);
+      nhit = 0;
+    };
+    auto add_cell = [&](const int wc, const int first, const double sh[3]) {
+      const int base = wc * c.g.cap, n = c.count(wc);
+      for (int s = first; s < n; s++) {
+        const int k = base + s;
+        const double dx = p[0] - px[k] - sh[0], dy = p[1] - py[k] - sh[1], dz = p[2] - pz[k] - sh[2];
+        const double rsq = dx * dx + dy * dy + dz * dz;
+        if (!buffered) {
           if (rsq < cutsq) e += pair_energy(row[c.stype(k)], rsq);
+          continue;
         }
+        if (rsq < cutsq) {
+          for (int h = 0; h < HITS; h++)    // register slots (a constant index each)
+            if (h == nhit) {
+              hit_rsq[h] = rsq;
+              hit_type[h] = c.stype(k);
+            }
+          nhit++;
+        }
+        if (lanes_any(nhit == HITS)) flush();
       }
+    };
+    if (part == 0) {
+      const double none[3] = {0.0, 0.0, 0.0};
+      add_cell(cell, si + 1, none);
     }
+    for (int w = HALF + 1 + part * HALF / parts; w < HALF + 1 + (part + 1) * HALF / parts; w++) {
+      double sh[3];
+      add_cell(window_cell_flat(c.g, len, c0, nw, w, sh), 0, sh);
     }
+    flush();
     acc += e;
   }
 };
@@ -770,8 +828,8 @@ struct ChainCommitFunctor {
   }
 };
 
-// A volume trial in four kernels: propose (one thread), scale (every slot), accept (one thread),
-// commit (every slot). Each reads the trial's state from device memory.
+// A volume trial in four kernels: propose (one thread), scale (every atom), accept (one thread),
+// commit (every atom). Each reads the trial's state from device memory.
 template <class DeviceType>
 struct VolumeFunctor {
   struct TagPropose {};
@@ -811,9 +869,10 @@ struct VolumeFunctor {
   }
 
   // the cells scale with the box: every atom keeps its cell and slot
-  KOKKOS_INLINE_FUNCTION void operator()(TagScale, const int k) const
+  KOKKOS_INLINE_FUNCTION void operator()(TagScale, const int i) const
   {
     if (!c.counter(DC_TRIAL_ACTIVE)) return;
+    const int k = c.cell_order(i);
     const double src[3] = {c.sx(k), c.sy(k), c.sz(k)};
     double v[3];
     for (int d = 0; d < 3; d++) {
@@ -846,33 +905,44 @@ struct VolumeFunctor {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(TagCommit, const int k) const
+  KOKKOS_INLINE_FUNCTION void operator()(TagCommit, const int i) const
   {
     if (!c.counter(DC_TRIAL_ACCEPTED)) return;
+    const int k = c.cell_order(i);
     c.sx(k) = c.tx(k);
     c.sy(k) = c.ty(k);
     c.sz(k) = c.tz(k);
   }
 };
 
-// Widom insertions: insertion g at a uniform point of cell g mod ncells, numbered (block, g).
+// Widom insertions: insertion g at a uniform point of box g mod nbox, numbered (block, g). The
+// boxes are the cells split `split` times along each side (equal volumes, so the mean over boxes
+// is the mean over the simulation box); a box's insertions look for neighbours in the window of
+// its cell.
 struct WidomArgs {
-  double lo[3], len[3], width[3], tail_shift, beta;
-  int type;
-  uint64_t block, per_cell;
-  long ncells;
+  double lo[3], len[3], width[3], tail_shift, beta;    // width: of a box
+  int type, split;
+  int nbox_side[3];
+  uint64_t block, per_box;
+  long nbox;
 };
 
-KOKKOS_INLINE_FUNCTION void widom_point_in_cell(const Grid &g, const WidomArgs &a, const CounterRNG &rng, uint64_t gidx,
-                                                double p[3], int c[3])
+// box (of WidomArgs) -> its coordinates, and those of its cell
+KOKKOS_INLINE_FUNCTION void widom_box_coords(const WidomArgs &a, long box, int b[3], int c[3])
+{
+  b[0] = (int) (box % a.nbox_side[0]);
+  b[1] = (int) ((box / a.nbox_side[0]) % a.nbox_side[1]);
+  b[2] = (int) (box / ((long) a.nbox_side[0] * a.nbox_side[1]));
+  for (int d = 0; d < 3; d++) c[d] = b[d] / a.split;
+}
+
+KOKKOS_INLINE_FUNCTION void widom_point(const WidomArgs &a, const CounterRNG &rng, uint64_t gidx, double p[3], int c[3])
 {
   const auto r = rng.bits(a.block, gidx);
-  const long cell = (long) (gidx % (uint64_t) a.ncells);
-  c[0] = (int) (cell % g.n[0]);
-  c[1] = (int) ((cell / g.n[0]) % g.n[1]);
-  c[2] = (int) (cell / ((long) g.n[0] * g.n[1]));
+  int b[3];
+  widom_box_coords(a, (long) (gidx % (uint64_t) a.nbox), b, c);
   for (int d = 0; d < 3; d++) {
-    p[d] = a.lo[d] + (c[d] + uniform01(r[d])) * a.width[d];
+    p[d] = a.lo[d] + (b[d] + uniform01(r[d])) * a.width[d];
     if (p[d] >= a.lo[d] + a.len[d]) p[d] = a.lo[d] + a.len[d] * (1.0 - 1e-16);
   }
 }
@@ -887,7 +957,7 @@ struct WidomSimpleFunctor {
   {
     double p[3];
     int cc[3];
-    widom_point_in_cell(c.g, a, rng, (uint64_t) gidx, p, cc);
+    widom_point(a, rng, (uint64_t) gidx, p, cc);
     const PairCoeff *row = c.coeff.data() + a.type * c.nt1;
     const double cutsq = c.row_cutsq(a.type);
     const int nw[3] = {2 * REACH + 1, 2 * REACH + 1, 2 * REACH + 1};
@@ -906,13 +976,14 @@ struct WidomSimpleFunctor {
   }
 };
 
-// One team per cell stages the atoms of the cell's window that are within the cutoff of the cell
-// (of its box) in scratch memory once, relative to the cell's lower corner (numbers below a few
-// cutoffs, so that float keeps about 1e-6 of a length unit), then evaluates all the cell's
+// One team per box (WidomArgs) stages the atoms of its cell's window that are within the cutoff
+// of the box in scratch memory once, relative to the box's lower corner (numbers below a few
+// cutoffs, so that float keeps about 1e-6 of a length unit), then evaluates all the box's
 // insertions. A group of threads (a CUDA warp, elsewhere one thread) evaluates one insertion at a
 // time: it lists the staged atoms within the cutoff (squared distance and type), then sums the
 // pair terms over that list with every lane busy. (A thread per insertion made its whole warp
-// evaluate a pair term whenever any one thread had a neighbour.)
+// evaluate a pair term whenever any one thread had a neighbour.) Boxes of half a cell stage about
+// 270 atoms at the seed's density instead of the whole cell's 470, for the same 160 neighbours.
 // Real: the precision of the staged positions and pair terms; sums are double.
 template <class DeviceType, class Real>
 struct WidomTiledFunctor {
@@ -926,7 +997,7 @@ struct WidomTiledFunctor {
   CellData<DeviceType> c;
   WidomArgs a;
   CounterRNG rng{0, 0};
-  int cap = 0;         // most atoms in any window
+  int cap = 0;         // most atoms staged for any box
   int group = 1;       // threads per insertion: 32 (a CUDA warp) or 1
   int ngroups = 1;     // groups per team
   int level = 0;       // scratch level: 0 (on chip) where it fits
@@ -937,23 +1008,50 @@ struct WidomTiledFunctor {
            Scratch<Real>::shmem_size((size_t) ngroups * cap) + Scratch<short>::shmem_size((size_t) ngroups * cap);
   }
 
-  // atoms in the window of a cell (to size the scratch space)
-  KOKKOS_INLINE_FUNCTION void operator()(TagWindowMax, const int cell, int &m) const
+  KOKKOS_INLINE_FUNCTION void box_corner(const int b[3], double corner[3]) const
   {
-    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
+    for (int d = 0; d < 3; d++) corner[d] = a.lo[d] + b[d] * a.width[d];
+  }
+
+  // Whether the atom in slot k (shifted by sh) is staged for the box with this lower corner: only
+  // the window's atoms within the cutoff of the box are, as no insertion inside the box has
+  // other neighbours. The test is in double, with a margin well above the round-off of the Real
+  // distances, so the lists are those of the whole window. r: its position relative to the corner.
+  KOKKOS_INLINE_FUNCTION bool staged(const int k, const double sh[3], const double corner[3], double r[3]) const
+  {
+    r[0] = c.sx(k) + sh[0] - corner[0];
+    r[1] = c.sy(k) + sh[1] - corner[1];
+    r[2] = c.sz(k) + sh[2] - corner[2];
+    double dsq = 0.0;
+    for (int d = 0; d < 3; d++) {
+      const double out = r[d] < 0.0 ? -r[d] : (r[d] > a.width[d] ? r[d] - a.width[d] : 0.0);
+      dsq += out * out;
+    }
+    return dsq < c.row_cutsq(a.type) * (1.0 + 1e-4);
+  }
+
+  // atoms staged for a box (to size the scratch space)
+  KOKKOS_INLINE_FUNCTION void operator()(TagWindowMax, const int box, int &m) const
+  {
+    int b0[3], c0[3];
+    widom_box_coords(a, box, b0, c0);
+    double corner[3];
+    box_corner(b0, corner);
     const int nw[3] = {W, W, W};
     int n = 0;
     for (int w = 0; w < NW; w++) {
-      double sh[3];
-      n += c.count(window_cell_flat(c.g, a.len, c0, nw, w, sh));
+      double sh[3], r[3];
+      const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
+      for (int s = 0; s < c.count(wc); s++) n += staged(wc * c.g.cap + s, sh, corner, r) ? 1 : 0;
     }
     m = n > m ? n : m;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(TagInsert, const Member &tm, double &acc) const
   {
-    const int cell = tm.league_rank();
-    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
+    const long box = tm.league_rank();
+    int b0[3], c0[3];
+    widom_box_coords(a, box, b0, c0);
     const int nw[3] = {W, W, W};
     const auto &mem = tm.team_scratch(level);
     Scratch<Real> px(mem, cap), py(mem, cap), pz(mem, cap);
@@ -961,30 +1059,14 @@ struct WidomTiledFunctor {
     Scratch<int> offset(mem, NW + 1);
     Scratch<Real> list_rsq(mem, (size_t) ngroups * cap);
     Scratch<short> list_type(mem, (size_t) ngroups * cap);
-    const double corner[3] = {a.lo[0] + c0[0] * a.width[0], a.lo[1] + c0[1] * a.width[1],
-                              a.lo[2] + c0[2] * a.width[2]};
-    // Only the window's atoms within the cutoff of the cell's box are staged (about 60 % of them
-    // with cells of half the cutoff): no insertion inside the cell has other neighbours. The test
-    // is in double, with a margin well above the round-off of the Real distances, so the lists are
-    // those of the whole window.
-    const double reach_sq = c.row_cutsq(a.type) * (1.0 + 1e-4);
-    auto relative = [&](const int k, const double sh[3], double r[3]) {
-      r[0] = c.sx(k) + sh[0] - corner[0];
-      r[1] = c.sy(k) + sh[1] - corner[1];
-      r[2] = c.sz(k) + sh[2] - corner[2];
-      double dsq = 0.0;
-      for (int d = 0; d < 3; d++) {
-        const double out = r[d] < 0.0 ? -r[d] : (r[d] > a.width[d] ? r[d] - a.width[d] : 0.0);
-        dsq += out * out;
-      }
-      return dsq < reach_sq;
-    };
+    double corner[3];
+    box_corner(b0, corner);
     // offsets of the window cells' staged atoms
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, NW), [&](const int w, int &part, const bool final) {
       double sh[3], r[3];
       const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
       int n = 0;
-      for (int s = 0; s < c.count(wc); s++) n += relative(wc * c.g.cap + s, sh, r) ? 1 : 0;
+      for (int s = 0; s < c.count(wc); s++) n += staged(wc * c.g.cap + s, sh, corner, r) ? 1 : 0;
       if (final) offset(w) = part;
       part += n;
       if (final && w == NW - 1) offset(NW) = part;
@@ -996,7 +1078,7 @@ struct WidomTiledFunctor {
       int o = offset(w);
       for (int s = 0; s < c.count(wc); s++) {
         const int k = wc * c.g.cap + s;
-        if (!relative(k, sh, r)) continue;
+        if (!staged(k, sh, corner, r)) continue;
         px(o) = (Real) r[0];
         py(o) = (Real) r[1];
         pz(o) = (Real) r[2];
@@ -1006,42 +1088,45 @@ struct WidomTiledFunctor {
     });
     tm.team_barrier();
     const int natoms_w = offset(NW);
+    const int rounds = (natoms_w + group - 1) / group;    // of candidate tests, a lane's each
     const PairCoeffT<Real> *row = c.coeff_view(Real()).data() + a.type * c.nt1;
     const Real cutsq = (Real) c.row_cutsq(a.type);
+    const int per_box = (int) a.per_box;
     double team_sum = 0.0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(tm, ngroups * group),
         [&](const int r, double &part) {
           const int my_group = r / group, lane = r % group, seg = my_group * cap;
           // a group takes its insertions `group` at a time, each lane drawing one point (the
-          // counter-based draw costs as much as a tenth of an insertion), then evaluates them in turn
-          for (int first = my_group * group; first < (int) a.per_cell; first += ngroups * group) {
+          // counter-based draw costs as much as a tenth of an insertion) and, after the group
+          // has summed the pair terms of each, taking the Boltzmann factor of its own
+          for (int first = my_group * group; first < per_box; first += ngroups * group) {
             Real mine[3] = {0, 0, 0};
-            if (first + lane < (int) a.per_cell) {
+            if (first + lane < per_box) {
               double p[3];
               int cc[3];
-              widom_point_in_cell(c.g, a, rng, (uint64_t) (first + lane) * (uint64_t) a.ncells + (uint64_t) cell, p,
-                                  cc);
+              widom_point(a, rng, (uint64_t) (first + lane) * (uint64_t) a.nbox + (uint64_t) box, p, cc);
               for (int d = 0; d < 3; d++) mine[d] = (Real) (p[d] - corner[d]);
             }
-            const int batch = (int) a.per_cell - first < group ? (int) a.per_cell - first : group;
+            const int batch = per_box - first < group ? per_box - first : group;
+            double my_energy = 0.0;
             for (int b = 0; b < batch; b++) {
               const Real q[3] = {group_broadcast(mine[0], b, group), group_broadcast(mine[1], b, group),
                                  group_broadcast(mine[2], b, group)};
               int nlisted = 0;
-              // CANDIDATE_ROUNDS rounds of candidates at once: independent loads and arithmetic
-              for (int base = 0; base < natoms_w; base += CANDIDATE_ROUNDS * group) {
+              // up to CANDIDATE_ROUNDS rounds of candidates at once: independent loads and arithmetic
+              for (int round = 0; round < rounds; round += CANDIDATE_ROUNDS) {
                 Real rsq[CANDIDATE_ROUNDS];
                 for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-                  const int o = base + u * group + lane;
+                  const int o = (round + u) * group + lane;
                   rsq[u] = cutsq;
                   if (o < natoms_w) {
                     const Real dx = q[0] - px(o), dy = q[1] - py(o), dz = q[2] - pz(o);
                     rsq[u] = dx * dx + dy * dy + dz * dz;
                   }
                 }
-                for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-                  const int o = base + u * group + lane;
+                for (int u = 0; u < CANDIDATE_ROUNDS && round + u < rounds; u++) {
+                  const int o = (round + u) * group + lane;
                   int added;
                   const int slot = group_append(rsq[u] < cutsq, group, lane, added);
                   if (slot >= 0) {
@@ -1055,9 +1140,10 @@ struct WidomTiledFunctor {
               double e = 0.0;
               for (int k = lane; k < nlisted; k += group) e += (double) pair_energy(row[list_type(seg + k)], list_rsq(seg + k));
               e = group_sum(e, group);
-              if (lane == 0) part += exp(-a.beta * (e + a.tail_shift));
+              if (lane == b) my_energy = e;
               group_sync(group);    // the list is refilled by the next insertion
             }
+            if (lane < batch) part += exp(-a.beta * (my_energy + a.tail_shift));
           }
         },
         team_sum);
@@ -1645,6 +1731,7 @@ class DeviceSystem {
   // the chain is the same for every batch; 1 is the strictly serial evaluation).
   void chain(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t first, uint64_t nmoves)
   {
+    cell_order_stale_ = true;    // moves between cells
     const int batch = chain_batch();
     if (chain_.size() != batch) chain_ = kk::BatchData<DeviceType>(batch);
     const uint64_t nmobile = mobile.extent(0);
@@ -1663,22 +1750,29 @@ class DeviceSystem {
   }
 
   // Mean Boltzmann factor of test insertions of `type`, ninsert or more of them: the same number
-  // in every cell (cells have equal volumes, so the mean over cells is the mean over the box),
-  // insertion g at a uniform point of cell g mod ncells, numbered (block, g) in the stream.
-  // By default one team per cell stages the cell's window in scratch memory and evaluates all
-  // its insertions there; GPUMC_WIDOM_KERNEL=simple lets every insertion walk the cell list.
+  // in every box of kk::WidomArgs (boxes have equal volumes, so the mean over boxes is the mean
+  // over the simulation box), insertion g at a uniform point of box g mod nbox, numbered
+  // (block, g) in the stream. By default one team per box stages the atoms within reach in
+  // scratch memory and evaluates all its insertions there; GPUMC_WIDOM_KERNEL=simple lets every
+  // insertion walk the cell list.
   double widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert, uint64_t &done)
   {
     ensure_cells();
     const Grid g = c_.g;
     kk::WidomArgs a;
-    a.ncells = (long) g.n[0] * g.n[1] * g.n[2];
-    a.per_cell = (ninsert + a.ncells - 1) / a.ncells;
-    done = a.per_cell * a.ncells;
+    const long ncells = (long) g.n[0] * g.n[1] * g.n[2];
+    // boxes of half a cell where each gets enough insertions to repay staging its atoms (about
+    // as many candidate tests as 4 insertions); GPUMC_WIDOM_SPLIT (a test hook) sets the split
+    const char *split_env = std::getenv("GPUMC_WIDOM_SPLIT");
+    a.split = split_env ? std::max(1, std::atoi(split_env)) : (ninsert >= (uint64_t) 16 * 8 * ncells ? 2 : 1);
+    a.nbox = ncells * a.split * a.split * a.split;
+    a.per_box = (ninsert + a.nbox - 1) / a.nbox;
+    done = a.per_box * a.nbox;
     for (int d = 0; d < 3; d++) {
       a.lo[d] = box_lo_[d];
       a.len[d] = box_len_[d];
-      a.width[d] = a.len[d] / g.n[d];
+      a.nbox_side[d] = g.n[d] * a.split;
+      a.width[d] = a.len[d] / a.nbox_side[d];
     }
     a.tail_shift = 0.0;
     if (!tail_.empty()) {
@@ -1710,7 +1804,7 @@ class DeviceSystem {
     F f{c_, a, rng};
     int most = 0;
     Kokkos::parallel_reduce("gpumc:widom_window_max",
-                            Kokkos::RangePolicy<ExecSpace, typename F::TagWindowMax>(0, (int) a.ncells), f,
+                            Kokkos::RangePolicy<ExecSpace, typename F::TagWindowMax>(0, (int) a.nbox), f,
                             Kokkos::Max<int>(most));
     f.cap = std::max(most, 1);
     const int team = team_size();
@@ -1720,7 +1814,7 @@ class DeviceSystem {
     const size_t bytes = F::scratch_bytes(f.cap, f.ngroups);
     f.level = bytes <= TeamPolicy::scratch_size_max(0) ? 0 : 1;
     Kokkos::parallel_reduce(std::is_same<Real, float>::value ? "gpumc:widom_tiled_mixed" : "gpumc:widom_tiled",
-                            Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.ncells, team)
+                            Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.nbox, team)
                                 .set_scratch_size(f.level, Kokkos::PerTeam(bytes)),
                             f, sum);
     return sum;
@@ -1905,6 +1999,8 @@ class DeviceSystem {
   View<kk::CheckerSums> cb_sums_;
   bool cells_stale_ = false;    // positions moved by a checkerboard sweep: cb_.x holds them
   bool box_synced_ = false;     // box_lo_, box_len_ equal the device's box
+  bool cell_order_stale_ = true;    // atoms may have changed cells since c_.cell_order was built
+  View<int *> cell_start_;
 
   // Threads per checkerboard cell: enough teams x threads to fill a GPU (about 64k threads),
   // 32 to 256 per team; `team` overrides.
@@ -2049,17 +2145,39 @@ class DeviceSystem {
     Kokkos::parallel_for("gpumc:fill_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, natoms_), f);
     Kokkos::parallel_for("gpumc:sort_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagSort>(0, ncells), f);
     cells_stale_ = false;
+    cell_order_stale_ = true;
   }
 
   // Pair energy of the configuration (or of the volume trial's) into `result` (a double on the
   // host, or a device scalar).
+  // GPUMC_ENERGY_KERNEL=buffered: the energy kernel buffers its pair distances (see there)
+  static bool energy_buffered()
+  {
+    const char *env = std::getenv("GPUMC_ENERGY_KERNEL");
+    return env && std::string(env) == "buffered";
+  }
+
+  void ensure_cell_order()
+  {
+    if (!cell_order_stale_) return;
+    using F = kk::CellOrderFunctor<DeviceType>;
+    const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
+    reuse_or_allocate(c_.cell_order, "gpumc:cell_order", natoms_);
+    reuse_or_allocate(cell_start_, "gpumc:cell_start", ncells);
+    F f{c_, cell_start_};
+    Kokkos::parallel_scan("gpumc:cell_order_scan", Kokkos::RangePolicy<ExecSpace, typename F::TagScan>(0, ncells), f);
+    Kokkos::parallel_for("gpumc:cell_order_fill", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, ncells), f);
+    cell_order_stale_ = false;
+  }
+
   template <class Result>
   void pair_energy_sum(bool trial, Result &&result)
   {
-    const int layers = kk::PairEnergyFunctor<DeviceType>::layers_for(natoms_);
+    ensure_cell_order();
+    const int parts = kk::PairEnergyFunctor<DeviceType>::parts_for(natoms_);
     Kokkos::parallel_reduce(trial ? "gpumc:volume_energy" : "gpumc:pair_energy",
-                            light(Kokkos::RangePolicy<ExecSpace>(0, natoms_ * layers)),
-                            kk::PairEnergyFunctor<DeviceType>{c_, trial, layers}, result);
+                            light(Kokkos::RangePolicy<ExecSpace>(0, natoms_ * parts)),
+                            kk::PairEnergyFunctor<DeviceType>{c_, trial, parts, energy_buffered()}, result);
   }
 
   void volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move)
@@ -2071,14 +2189,15 @@ class DeviceSystem {
       c_.ty = View<double *>("gpumc:ty", nslots);
       c_.tz = View<double *>("gpumc:tz", nslots);
     }
+    ensure_cell_order();    // scale and commit take the occupied slots
     F f{c_, rng, move, scheme, step, 2.0 * cut_max_, beta, pressure_energy, (double) natoms_,
         tail_.empty() ? 0.0 : tail_sum()};
     Kokkos::parallel_for("gpumc:volume_propose", light(Kokkos::RangePolicy<ExecSpace, typename F::TagPropose>(0, 1)), f);
-    Kokkos::parallel_for("gpumc:volume_scale", light(Kokkos::RangePolicy<ExecSpace, typename F::TagScale>(0, nslots)), f);
+    Kokkos::parallel_for("gpumc:volume_scale", light(Kokkos::RangePolicy<ExecSpace, typename F::TagScale>(0, natoms_)), f);
     // pair energy of the trial configuration, into device memory (skipped for inactive trials)
     pair_energy_sum(true, Kokkos::subview(c_.scalar, (int) DS_TRIAL_ENERGY));
     Kokkos::parallel_for("gpumc:volume_accept", light(Kokkos::RangePolicy<ExecSpace, typename F::TagAccept>(0, 1)), f);
-    Kokkos::parallel_for("gpumc:volume_commit", light(Kokkos::RangePolicy<ExecSpace, typename F::TagCommit>(0, nslots)), f);
+    Kokkos::parallel_for("gpumc:volume_commit", light(Kokkos::RangePolicy<ExecSpace, typename F::TagCommit>(0, natoms_)), f);
   }
 };
 

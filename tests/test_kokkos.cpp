@@ -97,32 +97,39 @@ TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
                     "create_atoms 1 random 14 31 NULL overlap 0.9 maxtry 200\nmass * 1.0\n"
                     "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\nthermo_modify norm no\n"},
   };
-  for (const auto &c : cases) {
-    for (const char *fix : {"gpumc/nvt 2 {} 4711", "gpumc/npt 2 {} 1.0 4711"}) {
-      LammpsSession s(kokkos_args(true));
-      s.cmd(c.second);
-      const bool metal = c.first.rfind("morse", 0) == 0;
-      // LAMMPS 4Feb2025's morse/kk ignores pair_modify shift (lammps/lammps#5182): there the
-      // reference is LAMMPS's plain morse, switched in for one evaluation
-      const bool plain_reference = c.first == "morse sio2 shift";
-      auto reference_pe = [&]() {
-        if (!plain_reference) return s.thermo("pe");
-        s.cmd("suffix off\npair_style morse 9.0\npair_coeff 1 1 0.007695 2.0446 3.7598\n"
-              "pair_coeff 1 2 1.99597 2.6518 1.628\npair_coeff 2 2 0.023272 1.3731 3.791\npair_modify shift yes\n"
-              "run 0 post no");
-        const double pe = s.thermo("pe");
-        s.cmd("suffix on\npair_style morse 9.0\npair_coeff 1 1 0.007695 2.0446 3.7598\n"
-              "pair_coeff 1 2 1.99597 2.6518 1.628\npair_coeff 2 2 0.023272 1.3731 3.791\npair_modify shift yes");
-        return pe;
-      };
-      s.cmd("fix mc all " + fmt::format(fix, metal ? "4000.0" : "1.5") + "\nrun 0");
-      const double e0 = s.fix_scalar("mc"), pe = reference_pe();
-      EXPECT_NEAR(e0, pe, 1e-10 * std::fabs(pe)) << c.first << " " << fix;
-      s.cmd("thermo 5\nrun 10");
-      const double e1 = s.fix_scalar("mc"), pe2 = reference_pe();
-      EXPECT_NE(pe2, pe);
-      EXPECT_NEAR(e1, pe2, 1e-10 * std::fabs(pe2)) << c.first << " " << fix;
-      EXPECT_GT(s.fix_vector("mc", 1), 0.0);
+  // the energy kernel splits an atom's half window into parts in small systems: every split
+  for (const char *parts : {"default", "1", "2", "5", "buffered"}) {
+    const bool buffered = std::string(parts) == "buffered";
+    const ScopedEnv hook("GPUMC_ENERGY_PARTS", parts);
+    const ScopedEnv kernel_hook("GPUMC_ENERGY_KERNEL", buffered ? "buffered" : "default");
+    if (std::string(parts) == "default" || buffered) unsetenv("GPUMC_ENERGY_PARTS");
+    for (const auto &c : cases) {
+      for (const char *fix : {"gpumc/nvt 2 {} 4711", "gpumc/npt 2 {} 1.0 4711"}) {
+        LammpsSession s(kokkos_args(true));
+        s.cmd(c.second);
+        const bool metal = c.first.rfind("morse", 0) == 0;
+        // LAMMPS 4Feb2025's morse/kk ignores pair_modify shift (lammps/lammps#5182): there the
+        // reference is LAMMPS's plain morse, switched in for one evaluation
+        const bool plain_reference = c.first == "morse sio2 shift";
+        auto reference_pe = [&]() {
+          if (!plain_reference) return s.thermo("pe");
+          s.cmd("suffix off\npair_style morse 9.0\npair_coeff 1 1 0.007695 2.0446 3.7598\n"
+                "pair_coeff 1 2 1.99597 2.6518 1.628\npair_coeff 2 2 0.023272 1.3731 3.791\npair_modify shift yes\n"
+                "run 0 post no");
+          const double pe = s.thermo("pe");
+          s.cmd("suffix on\npair_style morse 9.0\npair_coeff 1 1 0.007695 2.0446 3.7598\n"
+                "pair_coeff 1 2 1.99597 2.6518 1.628\npair_coeff 2 2 0.023272 1.3731 3.791\npair_modify shift yes");
+          return pe;
+        };
+        s.cmd("fix mc all " + fmt::format(fix, metal ? "4000.0" : "1.5") + "\nrun 0");
+        const double e0 = s.fix_scalar("mc"), pe = reference_pe();
+        EXPECT_NEAR(e0, pe, 1e-10 * std::fabs(pe)) << c.first << " " << fix << " parts " << parts;
+        s.cmd("thermo 5\nrun 10");
+        const double e1 = s.fix_scalar("mc"), pe2 = reference_pe();
+        EXPECT_NE(pe2, pe);
+        EXPECT_NEAR(e1, pe2, 1e-10 * std::fabs(pe2)) << c.first << " " << fix << " parts " << parts;
+        EXPECT_GT(s.fix_vector("mc", 1), 0.0);
+      }
     }
   }
 }
@@ -403,9 +410,10 @@ TEST(Kokkos, NonConsecutiveAtomIdsAreRefused)
   EXPECT_NE(err.find("requires consecutive atom IDs"), std::string::npos) << err;
 }
 
-// The default Widom kernel stages, per cell, only the atoms within the cutoff of the cell; the
-// simple one (GPUMC_WIDOM_KERNEL=simple) lets each insertion walk every cell of its window. Both
-// draw the same points, so in double precision their mean Boltzmann factors agree to round-off.
+// The default Widom kernel stages, per box (a cell, or a cell split 2 or 3 times along each
+// side), only the atoms within the cutoff of the box; the simple one (GPUMC_WIDOM_KERNEL=simple)
+// lets each insertion walk every cell of its window. Both draw the same points, so in double
+// precision their mean Boltzmann factors agree to round-off.
 TEST(Kokkos, WidomStagedKernelMatchesTheSimpleOne)
 {
   struct Case {
@@ -414,19 +422,23 @@ TEST(Kokkos, WidomStagedKernelMatchesTheSimpleOne)
     double temperature;
   };
   const Case cases[] = {{fmt::format(SIO2, ""), 2, 4000.0}, {fmt::format(LJ_MIX, ""), 3, 1.2}};
-  for (const auto &c : cases) {
-    double factor[2];
-    for (int simple = 0; simple < 2; simple++) {
-      const ScopedEnv hook("GPUMC_WIDOM_KERNEL", simple ? "simple" : "default");
-      LammpsSession s(kokkos_args(true));
-      s.cmd(c.setup + fmt::format("displace_atoms all random 0.3 0.3 0.3 71 units box\n"
-                                  "compute w all widom {} 100000 {} 77\nthermo_style custom step c_w[4]\nrun 0",
-                                  c.type, c.temperature));
-      factor[simple] = s.compute_vector("w", 3);
+  for (const char *split : {"1", "2", "3"}) {
+    const ScopedEnv split_hook("GPUMC_WIDOM_SPLIT", split);
+    for (const auto &c : cases) {
+      double factor[2];
+      for (int simple = 0; simple < 2; simple++) {
+        const ScopedEnv hook("GPUMC_WIDOM_KERNEL", simple ? "simple" : "default");
+        LammpsSession s(kokkos_args(true));
+        s.cmd(c.setup + fmt::format("displace_atoms all random 0.3 0.3 0.3 71 units box\n"
+                                    "compute w all widom {} 100000 {} 77\nthermo_style custom step c_w[4]\nrun 0",
+                                    c.type, c.temperature));
+        factor[simple] = s.compute_vector("w", 3);
+      }
+      std::printf("split %s, type %d: <exp(-beta dU)> staged %.15g, simple %.15g\n", split, c.type, factor[0],
+                  factor[1]);
+      EXPECT_GT(factor[0], 0.0);
+      EXPECT_NEAR(factor[0], factor[1], 1e-12 * factor[1]) << "split " << split << ", type " << c.type;
     }
-    std::printf("type %d: <exp(-beta dU)> staged %.15g, simple %.15g\n", c.type, factor[0], factor[1]);
-    EXPECT_GT(factor[0], 0.0);
-    EXPECT_NEAR(factor[0], factor[1], 1e-12 * factor[1]) << "type " << c.type;
   }
 }
 
