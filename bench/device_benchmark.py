@@ -17,6 +17,7 @@ Writes <out>/device-<date>.json, a list of records {system, algorithm, n_atoms, 
 unit, device, date} with metric one of moves_per_s, insertions_per_s, volume_move_s,
 md_steps_per_s, sweeps_per_s, and <out>/device-<date>.md (a table).
 Usage: bench/device_benchmark.py --lmp build-dev/lmp [--out DIR] [--sizes 17,42,71] [--quick] [--team-scan]
+       [--only sequential,checkerboard,widom,volume,md]
 """
 
 import argparse
@@ -38,7 +39,10 @@ def gpu_name():
         return "unknown GPU"
 
 
-def measure(lmp, n, repeats, quick, work, team_scan=False):
+SECTIONS = ("sequential", "checkerboard", "widom", "volume", "md")
+
+
+def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS):
     natoms = n ** 3
     base = SIO2_SETUP.format(n=n)
     out = []
@@ -49,6 +53,8 @@ def measure(lmp, n, repeats, quick, work, team_scan=False):
     # decided in turn: the chain before the batches)
     for label, moves_wanted, env in [("gpumc/nvt/kk sequential chain", 5e6, None),
                                      ("gpumc/nvt/kk sequential chain (batch 1)", 2e5, {"GPUMC_CHAIN_BATCH": "1"})]:
+        if "sequential" not in only:
+            break
         sweeps = max(1, int(moves_wanted / natoms * scale))
         per_step = min(sweeps, 10)
         steps = max(1, sweeps // per_step)
@@ -66,7 +72,7 @@ def measure(lmp, n, repeats, quick, work, team_scan=False):
     variants = [("", ""), (" (mixed precision)", " precision mixed")]
     if team_scan and natoms >= 50000 and not quick:
         variants += [(f" team {t}", f" team {t}") for t in (32, 64, 128, 256)]
-    for suffix, keywords in variants:
+    for suffix, keywords in variants if "checkerboard" in only else []:
         label = "gpumc/nvt/kk checkerboard" + suffix
         text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no algorithm checkerboard"
                 f"{keywords}\nthermo 100000\nrun 1\nrun {steps}\n")
@@ -76,7 +82,7 @@ def measure(lmp, n, repeats, quick, work, team_scan=False):
 
     # Widom insertions: 10^7 per invocation (one per timestep), double and mixed precision
     nins, wsteps = int(1e7 * scale) or 1000000, 5
-    for suffix, keywords in [("", ""), (" (mixed precision)", " precision mixed")]:
+    for suffix, keywords in [("", ""), (" (mixed precision)", " precision mixed")] if "widom" in only else []:
         text = (base + f"compute w all widom/kk 1 {nins} 4000.0 77{keywords}\nthermo_style custom step c_w[2]\n"
                 f"thermo 1\nrun {wsteps}\n")
         rates = []
@@ -90,15 +96,17 @@ def measure(lmp, n, repeats, quick, work, team_scan=False):
     vsteps, vper = 4, 5 * 20
     text = (base + "group one id 1\nfix mc one gpumc/npt/kk 5 4000.0 30000.0 999 vmoves 20 vstep 0.002 tune no\n"
             f"thermo 100000\nrun 1\nrun {vsteps}\n")
-    times = [loop_time(run_lammps(lmp, text, work, KOKKOS)) / (vsteps * vper) for _ in range(repeats)]
-    out.append(("gpumc/npt/kk volume move (ln V)", "volume_move_s", median(times), "s per volume move"))
+    if "volume" in only:
+        times = [loop_time(run_lammps(lmp, text, work, KOKKOS)) / (vsteps * vper) for _ in range(repeats)]
+        out.append(("gpumc/npt/kk volume move (ln V)", "volume_move_s", median(times), "s per volume move"))
 
     # LAMMPS KOKKOS MD, NVT, dt = 1 fs: 1000 steps after 200
     mdsteps = int(1000 * scale) or 200
     text = (base + "velocity all create 4000.0 4928 mom yes rot yes dist gaussian\ntimestep 0.001\n"
             f"fix t all nvt temp 4000.0 4000.0 0.1\nthermo 100000\nrun 200\nrun {mdsteps}\n")
-    rates = [mdsteps / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
-    out.append(("LAMMPS KOKKOS MD (fix nvt)", "md_steps_per_s", median(rates), "timesteps/s"))
+    if "md" in only:
+        rates = [mdsteps / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
+        out.append(("LAMMPS KOKKOS MD (fix nvt)", "md_steps_per_s", median(rates), "timesteps/s"))
     return natoms, out
 
 
@@ -110,6 +118,8 @@ def main():
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--team-scan", action="store_true", help="checkerboard team sizes 32-256 at N >= 50000")
+    ap.add_argument("--only", default=",".join(SECTIONS),
+                    help="comma-separated sections to measure: " + ", ".join(SECTIONS) + " (default: all)")
     args = ap.parse_args()
     lmp = os.path.abspath(args.lmp)
     date = datetime.date.today().isoformat()
@@ -118,7 +128,7 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for n in [int(v) for v in args.sizes.split(",")]:
             natoms, results = measure(lmp, n, 1 if args.quick else args.repeats, args.quick, work,
-                                      args.team_scan)
+                                      args.team_scan, args.only.split(","))
             for algorithm, metric, value, unit in results:
                 records.append(dict(system="sio2-morse", algorithm=algorithm, n_atoms=natoms, metric=metric,
                                     value=float(f"{value:.5g}"), unit=unit, device=device, date=date))
