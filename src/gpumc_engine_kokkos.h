@@ -882,34 +882,24 @@ struct VolumeFunctor {
   }
 };
 
-// Widom insertions: insertion g at a uniform point of box g mod nbox, numbered (block, g). The
-// boxes are the cells split `split` times along each side (equal volumes, so the mean over boxes
-// is the mean over the simulation box); a box's insertions look for neighbours in the window of
-// its cell.
+// Widom insertions: insertion g at a uniform point of cell g mod ncells, numbered (block, g).
 struct WidomArgs {
-  double lo[3], len[3], width[3], tail_shift, beta;    // width: of a box
-  int type, split;
-  int nbox_side[3];
-  uint64_t block, per_box;
-  long nbox;
+  double lo[3], len[3], width[3], tail_shift, beta;
+  int type;
+  uint64_t block, per_cell;
+  long ncells;
 };
 
-// box (of WidomArgs) -> its coordinates, and those of its cell
-KOKKOS_INLINE_FUNCTION void widom_box_coords(const WidomArgs &a, long box, int b[3], int c[3])
-{
-  b[0] = (int) (box % a.nbox_side[0]);
-  b[1] = (int) ((box / a.nbox_side[0]) % a.nbox_side[1]);
-  b[2] = (int) (box / ((long) a.nbox_side[0] * a.nbox_side[1]));
-  for (int d = 0; d < 3; d++) c[d] = b[d] / a.split;
-}
-
-KOKKOS_INLINE_FUNCTION void widom_point(const WidomArgs &a, const CounterRNG &rng, uint64_t gidx, double p[3], int c[3])
+KOKKOS_INLINE_FUNCTION void widom_point_in_cell(const Grid &g, const WidomArgs &a, const CounterRNG &rng, uint64_t gidx,
+                                                double p[3], int c[3])
 {
   const auto r = rng.bits(a.block, gidx);
-  int b[3];
-  widom_box_coords(a, (long) (gidx % (uint64_t) a.nbox), b, c);
+  const long cell = (long) (gidx % (uint64_t) a.ncells);
+  c[0] = (int) (cell % g.n[0]);
+  c[1] = (int) ((cell / g.n[0]) % g.n[1]);
+  c[2] = (int) (cell / ((long) g.n[0] * g.n[1]));
   for (int d = 0; d < 3; d++) {
-    p[d] = a.lo[d] + (b[d] + uniform01(r[d])) * a.width[d];
+    p[d] = a.lo[d] + (c[d] + uniform01(r[d])) * a.width[d];
     if (p[d] >= a.lo[d] + a.len[d]) p[d] = a.lo[d] + a.len[d] * (1.0 - 1e-16);
   }
 }
@@ -924,7 +914,7 @@ struct WidomSimpleFunctor {
   {
     double p[3];
     int cc[3];
-    widom_point(a, rng, (uint64_t) gidx, p, cc);
+    widom_point_in_cell(c.g, a, rng, (uint64_t) gidx, p, cc);
     const PairCoeff *row = c.coeff.data() + a.type * c.nt1;
     const double cutsq = c.row_cutsq(a.type);
     const int nw[3] = {2 * REACH + 1, 2 * REACH + 1, 2 * REACH + 1};
@@ -943,14 +933,13 @@ struct WidomSimpleFunctor {
   }
 };
 
-// One team per box (WidomArgs) stages the atoms of its cell's window that are within the cutoff
-// of the box in scratch memory once, relative to the box's lower corner (numbers below a few
-// cutoffs, so that float keeps about 1e-6 of a length unit), then evaluates all the box's
+// One team per cell stages the atoms of the cell's window that are within the cutoff of the cell
+// (of its box) in scratch memory once, relative to the cell's lower corner (numbers below a few
+// cutoffs, so that float keeps about 1e-6 of a length unit), then evaluates all the cell's
 // insertions. A group of threads (a CUDA warp, elsewhere one thread) evaluates one insertion at a
 // time: it lists the staged atoms within the cutoff (squared distance and type), then sums the
 // pair terms over that list with every lane busy. (A thread per insertion made its whole warp
-// evaluate a pair term whenever any one thread had a neighbour.) Boxes of half a cell stage about
-// 270 atoms at the seed's density instead of the whole cell's 470, for the same 160 neighbours.
+// evaluate a pair term whenever any one thread had a neighbour.)
 // Real: the precision of the staged positions and pair terms; sums are double.
 template <class DeviceType, class Real>
 struct WidomTiledFunctor {
@@ -964,7 +953,7 @@ struct WidomTiledFunctor {
   CellData<DeviceType> c;
   WidomArgs a;
   CounterRNG rng{0, 0};
-  int cap = 0;         // most atoms staged for any box
+  int cap = 0;         // most atoms in any window
   int group = 1;       // threads per insertion: 32 (a CUDA warp) or 1
   int ngroups = 1;     // groups per team
   int level = 0;       // scratch level: 0 (on chip) where it fits
@@ -975,50 +964,23 @@ struct WidomTiledFunctor {
            Scratch<Real>::shmem_size((size_t) ngroups * cap) + Scratch<short>::shmem_size((size_t) ngroups * cap);
   }
 
-  KOKKOS_INLINE_FUNCTION void box_corner(const int b[3], double corner[3]) const
+  // atoms in the window of a cell (to size the scratch space)
+  KOKKOS_INLINE_FUNCTION void operator()(TagWindowMax, const int cell, int &m) const
   {
-    for (int d = 0; d < 3; d++) corner[d] = a.lo[d] + b[d] * a.width[d];
-  }
-
-  // Whether the atom in slot k (shifted by sh) is staged for the box with this lower corner: only
-  // the window's atoms within the cutoff of the box are, as no insertion inside the box has
-  // other neighbours. The test is in double, with a margin well above the round-off of the Real
-  // distances, so the lists are those of the whole window. r: its position relative to the corner.
-  KOKKOS_INLINE_FUNCTION bool staged(const int k, const double sh[3], const double corner[3], double r[3]) const
-  {
-    r[0] = c.sx(k) + sh[0] - corner[0];
-    r[1] = c.sy(k) + sh[1] - corner[1];
-    r[2] = c.sz(k) + sh[2] - corner[2];
-    double dsq = 0.0;
-    for (int d = 0; d < 3; d++) {
-      const double out = r[d] < 0.0 ? -r[d] : (r[d] > a.width[d] ? r[d] - a.width[d] : 0.0);
-      dsq += out * out;
-    }
-    return dsq < c.row_cutsq(a.type) * (1.0 + 1e-4);
-  }
-
-  // atoms staged for a box (to size the scratch space)
-  KOKKOS_INLINE_FUNCTION void operator()(TagWindowMax, const int box, int &m) const
-  {
-    int b0[3], c0[3];
-    widom_box_coords(a, box, b0, c0);
-    double corner[3];
-    box_corner(b0, corner);
+    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
     const int nw[3] = {W, W, W};
     int n = 0;
     for (int w = 0; w < NW; w++) {
-      double sh[3], r[3];
-      const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
-      for (int s = 0; s < c.count(wc); s++) n += staged(wc * c.g.cap + s, sh, corner, r) ? 1 : 0;
+      double sh[3];
+      n += c.count(window_cell_flat(c.g, a.len, c0, nw, w, sh));
     }
     m = n > m ? n : m;
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(TagInsert, const Member &tm, double &acc) const
   {
-    const long box = tm.league_rank();
-    int b0[3], c0[3];
-    widom_box_coords(a, box, b0, c0);
+    const int cell = tm.league_rank();
+    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
     const int nw[3] = {W, W, W};
     const auto &mem = tm.team_scratch(level);
     Scratch<Real> px(mem, cap), py(mem, cap), pz(mem, cap);
@@ -1026,14 +988,30 @@ struct WidomTiledFunctor {
     Scratch<int> offset(mem, NW + 1);
     Scratch<Real> list_rsq(mem, (size_t) ngroups * cap);
     Scratch<short> list_type(mem, (size_t) ngroups * cap);
-    double corner[3];
-    box_corner(b0, corner);
+    const double corner[3] = {a.lo[0] + c0[0] * a.width[0], a.lo[1] + c0[1] * a.width[1],
+                              a.lo[2] + c0[2] * a.width[2]};
+    // Only the window's atoms within the cutoff of the cell's box are staged (about 60 % of them
+    // with cells of half the cutoff): no insertion inside the cell has other neighbours. The test
+    // is in double, with a margin well above the round-off of the Real distances, so the lists are
+    // those of the whole window.
+    const double reach_sq = c.row_cutsq(a.type) * (1.0 + 1e-4);
+    auto relative = [&](const int k, const double sh[3], double r[3]) {
+      r[0] = c.sx(k) + sh[0] - corner[0];
+      r[1] = c.sy(k) + sh[1] - corner[1];
+      r[2] = c.sz(k) + sh[2] - corner[2];
+      double dsq = 0.0;
+      for (int d = 0; d < 3; d++) {
+        const double out = r[d] < 0.0 ? -r[d] : (r[d] > a.width[d] ? r[d] - a.width[d] : 0.0);
+        dsq += out * out;
+      }
+      return dsq < reach_sq;
+    };
     // offsets of the window cells' staged atoms
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, NW), [&](const int w, int &part, const bool final) {
       double sh[3], r[3];
       const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
       int n = 0;
-      for (int s = 0; s < c.count(wc); s++) n += staged(wc * c.g.cap + s, sh, corner, r) ? 1 : 0;
+      for (int s = 0; s < c.count(wc); s++) n += relative(wc * c.g.cap + s, sh, r) ? 1 : 0;
       if (final) offset(w) = part;
       part += n;
       if (final && w == NW - 1) offset(NW) = part;
@@ -1045,7 +1023,7 @@ struct WidomTiledFunctor {
       int o = offset(w);
       for (int s = 0; s < c.count(wc); s++) {
         const int k = wc * c.g.cap + s;
-        if (!staged(k, sh, corner, r)) continue;
+        if (!relative(k, sh, r)) continue;
         px(o) = (Real) r[0];
         py(o) = (Real) r[1];
         pz(o) = (Real) r[2];
@@ -1055,39 +1033,34 @@ struct WidomTiledFunctor {
     });
     tm.team_barrier();
     const int natoms_w = offset(NW);
-    const int rounds = (natoms_w + group - 1) / group;    // of candidate tests, a lane's each
     const PairCoeffT<Real> *row = c.coeff_view(Real()).data() + a.type * c.nt1;
     const Real cutsq = (Real) c.row_cutsq(a.type);
-    const int per_box = (int) a.per_box;
     double team_sum = 0.0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(tm, ngroups * group),
         [&](const int r, double &part) {
           const int my_group = r / group, lane = r % group, seg = my_group * cap;
-          // a group takes an equal share of the box's insertions, `group` at a time, each lane
-          // drawing one point (the counter-based draw costs as much as a tenth of an insertion)
-          // and, after the group has summed the pair terms of each, taking the Boltzmann factor
-          // of its own
-          const int mine_end = (int) ((long) (my_group + 1) * per_box / ngroups);
-          for (int first = (int) ((long) my_group * per_box / ngroups); first < mine_end; first += group) {
+          // a group takes its insertions `group` at a time, each lane drawing one point (the
+          // counter-based draw costs as much as a tenth of an insertion), then evaluates them in turn
+          for (int first = my_group * group; first < (int) a.per_cell; first += ngroups * group) {
             Real mine[3] = {0, 0, 0};
-            if (first + lane < mine_end) {
+            if (first + lane < (int) a.per_cell) {
               double p[3];
               int cc[3];
-              widom_point(a, rng, (uint64_t) (first + lane) * (uint64_t) a.nbox + (uint64_t) box, p, cc);
+              widom_point_in_cell(c.g, a, rng, (uint64_t) (first + lane) * (uint64_t) a.ncells + (uint64_t) cell, p,
+                                  cc);
               for (int d = 0; d < 3; d++) mine[d] = (Real) (p[d] - corner[d]);
             }
-            const int batch = mine_end - first < group ? mine_end - first : group;
-            double my_energy = 0.0;
+            const int batch = (int) a.per_cell - first < group ? (int) a.per_cell - first : group;
             for (int b = 0; b < batch; b++) {
               const Real q[3] = {group_broadcast(mine[0], b, group), group_broadcast(mine[1], b, group),
                                  group_broadcast(mine[2], b, group)};
               int nlisted = 0;
-              // up to CANDIDATE_ROUNDS rounds of candidates at once: independent loads and arithmetic
-              for (int round = 0; round < rounds; round += CANDIDATE_ROUNDS) {
+              // CANDIDATE_ROUNDS rounds of candidates at once: independent loads and arithmetic
+              for (int base = 0; base < natoms_w; base += CANDIDATE_ROUNDS * group) {
                 Real rsq[CANDIDATE_ROUNDS];
                 for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-                  const int o = (round + u) * group + lane;
+                  const int o = base + u * group + lane;
                   rsq[u] = cutsq;
                   if (o < natoms_w) {
                     const Real dx = q[0] - px(o), dy = q[1] - py(o), dz = q[2] - pz(o);
@@ -1095,8 +1068,7 @@ struct WidomTiledFunctor {
                   }
                 }
                 for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-                  if (round + u >= rounds) continue;    // (the same on every lane)
-                  const int o = (round + u) * group + lane;
+                  const int o = base + u * group + lane;
                   int added;
                   const int slot = group_append(rsq[u] < cutsq, group, lane, added);
                   if (slot >= 0) {
@@ -1110,10 +1082,9 @@ struct WidomTiledFunctor {
               double e = 0.0;
               for (int k = lane; k < nlisted; k += group) e += (double) pair_energy(row[list_type(seg + k)], list_rsq(seg + k));
               e = group_sum(e, group);
-              if (lane == b) my_energy = e;
+              if (lane == 0) part += exp(-a.beta * (e + a.tail_shift));
               group_sync(group);    // the list is refilled by the next insertion
             }
-            if (lane < batch) part += exp(-a.beta * (my_energy + a.tail_shift));
           }
         },
         team_sum);
@@ -1720,29 +1691,22 @@ class DeviceSystem {
   }
 
   // Mean Boltzmann factor of test insertions of `type`, ninsert or more of them: the same number
-  // in every box of kk::WidomArgs (boxes have equal volumes, so the mean over boxes is the mean
-  // over the simulation box), insertion g at a uniform point of box g mod nbox, numbered
-  // (block, g) in the stream. By default one team per box stages the atoms within reach in
-  // scratch memory and evaluates all its insertions there; GPUMC_WIDOM_KERNEL=simple lets every
-  // insertion walk the cell list.
+  // in every cell (cells have equal volumes, so the mean over cells is the mean over the box),
+  // insertion g at a uniform point of cell g mod ncells, numbered (block, g) in the stream.
+  // By default one team per cell stages the cell's window in scratch memory and evaluates all
+  // its insertions there; GPUMC_WIDOM_KERNEL=simple lets every insertion walk the cell list.
   double widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert, uint64_t &done)
   {
     ensure_cells();
     const Grid g = c_.g;
     kk::WidomArgs a;
-    const long ncells = (long) g.n[0] * g.n[1] * g.n[2];
-    // boxes of half a cell where each gets enough insertions to repay staging its atoms (about
-    // as many candidate tests as 4 insertions); GPUMC_WIDOM_SPLIT (a test hook) sets the split
-    const char *split_env = std::getenv("GPUMC_WIDOM_SPLIT");
-    a.split = split_env ? std::max(1, std::atoi(split_env)) : (ninsert >= (uint64_t) 16 * 8 * ncells ? 2 : 1);
-    a.nbox = ncells * a.split * a.split * a.split;
-    a.per_box = (ninsert + a.nbox - 1) / a.nbox;
-    done = a.per_box * a.nbox;
+    a.ncells = (long) g.n[0] * g.n[1] * g.n[2];
+    a.per_cell = (ninsert + a.ncells - 1) / a.ncells;
+    done = a.per_cell * a.ncells;
     for (int d = 0; d < 3; d++) {
       a.lo[d] = box_lo_[d];
       a.len[d] = box_len_[d];
-      a.nbox_side[d] = g.n[d] * a.split;
-      a.width[d] = a.len[d] / a.nbox_side[d];
+      a.width[d] = a.len[d] / g.n[d];
     }
     a.tail_shift = 0.0;
     if (!tail_.empty()) {
@@ -1774,7 +1738,7 @@ class DeviceSystem {
     F f{c_, a, rng};
     int most = 0;
     Kokkos::parallel_reduce("gpumc:widom_window_max",
-                            Kokkos::RangePolicy<ExecSpace, typename F::TagWindowMax>(0, (int) a.nbox), f,
+                            Kokkos::RangePolicy<ExecSpace, typename F::TagWindowMax>(0, (int) a.ncells), f,
                             Kokkos::Max<int>(most));
     f.cap = std::max(most, 1);
     const int team = team_size();
@@ -1784,7 +1748,7 @@ class DeviceSystem {
     const size_t bytes = F::scratch_bytes(f.cap, f.ngroups);
     f.level = bytes <= TeamPolicy::scratch_size_max(0) ? 0 : 1;
     Kokkos::parallel_reduce(std::is_same<Real, float>::value ? "gpumc:widom_tiled_mixed" : "gpumc:widom_tiled",
-                            Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.nbox, team)
+                            Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.ncells, team)
                                 .set_scratch_size(f.level, Kokkos::PerTeam(bytes)),
                             f, sum);
     return sum;
