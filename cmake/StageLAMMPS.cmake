@@ -4,21 +4,15 @@
 # physics (src/gpumc_*) into src/, the /kk styles into src/KOKKOS/. LAMMPS's own CMake then
 # compiles and registers them like any of its own.
 
-function(gpumc_link_entries from to)
-  file(GLOB entries LIST_DIRECTORIES true RELATIVE ${from} ${from}/*)
-  foreach(e ${entries})
-    if(NOT EXISTS ${to}/${e})
-      file(CREATE_LINK ${from}/${e} ${to}/${e} SYMBOLIC)
-    endif()
-  endforeach()
-endfunction()
-
-# With a list of KOKKOS style stems (GPUMC_KOKKOS_STYLES), the KOKKOS package's optional style
-# files (pair_*, fix_*, compute_*, ... *_kokkos.cpp/.h) are linked only for those stems and for the
-# ones the package's own core needs: a shorter build for development on a GPU machine.
+# The KOKKOS package's optional style files (pair_*, fix_*, compute_*, ... *_kokkos.cpp/.h) its
+# core needs; with a list of style stems (GPUMC_KOKKOS_STYLES) only these and those are staged, a
+# shorter build for development on a GPU machine.
 set(GPUMC_KOKKOS_CORE_STYLES fix_nh fix_property_atom fix_minimize min_linesearch npair_halffull)
 
-function(gpumc_link_kokkos_entries from to keep)
+# Link every entry of `from` into `to` that is not there yet; with a third argument (a list of
+# KOKKOS style stems), optional KOKKOS style files only of those stems.
+function(gpumc_link_entries from to)
+  set(keep ${ARGN})
   file(GLOB entries LIST_DIRECTORIES true RELATIVE ${from} ${from}/*)
   foreach(e ${entries})
     if(keep AND e MATCHES "^((pair|fix|compute|bond|angle|dihedral|improper|region|atom_vec|npair|min)_.+)_kokkos\\.(cpp|h)$")
@@ -57,7 +51,7 @@ function(gpumc_stage_lammps tree gpumc_root with_kokkos out)
     if(GPUMC_KOKKOS_STYLES)
       set(keep ${GPUMC_KOKKOS_STYLES} ${GPUMC_KOKKOS_CORE_STYLES})
     endif()
-    gpumc_link_kokkos_entries(${tree}/src/KOKKOS ${stage}/src/KOKKOS "${keep}")
+    gpumc_link_entries(${tree}/src/KOKKOS ${stage}/src/KOKKOS ${keep})
   endif()
   gpumc_link_entries(${tree}/src ${stage}/src)
   gpumc_link_entries(${tree} ${stage})
