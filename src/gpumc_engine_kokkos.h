@@ -2082,8 +2082,7 @@ class DeviceSystem {
     cell_order_stale_ = true;
   }
 
-  // Pair energy of the configuration (or of the volume trial's) into `result` (a double on the
-  // host, or a device scalar).
+  // c_.cell_order, rebuilt if atoms may have changed cells since it was built
   void ensure_cell_order()
   {
     if (!cell_order_stale_) return;
@@ -2097,6 +2096,8 @@ class DeviceSystem {
     cell_order_stale_ = false;
   }
 
+  // Pair energy of the configuration (or of the volume trial's) into `result` (a double on the
+  // host, or a device scalar).
   template <class Result>
   void pair_energy_sum(bool trial, Result &&result)
   {
