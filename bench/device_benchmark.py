@@ -51,10 +51,9 @@ def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS):
     # sequential chain: about 5 million trial moves per measurement (batches of moves evaluated at
     # once and decided in order), and 2 x 10^5 with GPUMC_CHAIN_BATCH=1 (every move evaluated and
     # decided in turn: the chain before the batches)
-    for label, moves_wanted, env in [("gpumc/nvt/kk sequential chain", 5e6, None),
-                                     ("gpumc/nvt/kk sequential chain (batch 1)", 2e5, {"GPUMC_CHAIN_BATCH": "1"})]:
-        if "sequential" not in only:
-            break
+    chains = [("gpumc/nvt/kk sequential chain", 5e6, None),
+              ("gpumc/nvt/kk sequential chain (batch 1)", 2e5, {"GPUMC_CHAIN_BATCH": "1"})]
+    for label, moves_wanted, env in chains if "sequential" in only else []:
         sweeps = max(1, int(moves_wanted / natoms * scale))
         per_step = min(sweeps, 10)
         steps = max(1, sweeps // per_step)
@@ -121,6 +120,9 @@ def main():
     ap.add_argument("--only", default=",".join(SECTIONS),
                     help="comma-separated sections to measure: " + ", ".join(SECTIONS) + " (default: all)")
     args = ap.parse_args()
+    unknown = set(args.only.split(",")) - set(SECTIONS)
+    if unknown:
+        ap.error(f"--only: unknown section(s) {', '.join(sorted(unknown))}; choose from {', '.join(SECTIONS)}")
     lmp = os.path.abspath(args.lmp)
     date = datetime.date.today().isoformat()
     device = gpu_name()
