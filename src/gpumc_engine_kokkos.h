@@ -1106,8 +1106,18 @@ struct CheckerData {
   View<int *> mobile;                      // per atom: 1 if in the group
   View<int *> cell_of, count, atom;
   View<int *> unsorted;                    // cell slots in the order atomics filled them
+  View<int *> type;                        // per atom
+  // per cell slot: the atom's position in its cell's frame (checker_cell) and its type, kept
+  // with the positions, so that a kernel stages a neighbourhood without recomputing them
+  View<double *> sux, suy, suz;
+  View<short *> stype;
   View<double *> du;                       // per cell: sum of accepted dU
   View<long *> accepted, trials;           // per cell
+  // the colour being swept: per trial slot of its active cells, energy change and state; per pair
+  // of slots, the correction (CheckerTrialFunctor)
+  int corr_cap = 0;                        // cap (cap - 1) / 2
+  View<double *> trial_du, trial_corr;
+  View<int *> trial_state;
 };
 
 template <class DeviceType>
@@ -1156,112 +1166,310 @@ struct CheckerBuildFunctor {
       int rank = 0;
       for (int b = 0; b < n; b++) rank += d.unsorted(base + b) < v;
       d.atom(base + rank) = v;
+      const double p[3] = {d.x(v, 0), d.x(v, 1), d.x(v, 2)};
+      int c[3];
+      double u[3];
+      checker_cell(d.g, p, c, u);
+      d.sux(base + rank) = u[0];
+      d.suy(base + rank) = u[1];
+      d.suz(base + rank) = u[2];
+      d.stype(base + rank) = (short) d.type(v);
     });
   }
 };
 
-// The cells of one colour, a team per cell. Each cell tries every one of its atoms once, in a
-// random order (gpumc_checkerboard.h), and because no atom is tried twice the trials need not be
-// evaluated one after another:
-//  1. the team stages the atoms of the 27 cells around its cell in scratch memory, in the cell's
-//     own frame (cell offset times width plus the position in the neighbour's frame: exact
-//     periodic images whatever the grid shift), its own atoms first in ascending order, and draws
-//     all the trials;
-//  2. groups of threads (a CUDA warp, elsewhere one thread) evaluate the trials in parallel, each
-//     against the cell's starting configuration, and the team computes, for every pair of trials
-//     in decision order, the correction that the earlier one, if accepted, makes to the later
-//     one's energy change (four pair terms: the later atom's old and new positions against the
-//     earlier atom's old and new ones);
-//  3. one group decides the trials in order, each with its evaluated energy change plus the
-//     corrections of the trials accepted before it (lanes share the sum): the energy change of the
-//     strictly sequential visit, up to round-off in the order of the sums;
-//  4. the team writes the accepted moves back.
+// The cells of one colour. Each cell tries every one of its atoms once, in a random order
+// (gpumc_checkerboard.h), and because no atom is tried twice the trials need not be evaluated one
+// after another. Two kernels per colour:
+//  - CheckerTrialFunctor evaluates every trial of the colour at once, each against its cell's
+//    starting configuration, and the correction that each pair of trials of a cell makes to the
+//    other's energy change if that one is accepted first (four pair terms: the two atoms' old and
+//    new positions against each other; symmetric in the two trials). Its teams take a chunk of a
+//    cell's trials each, so a colour launches about N / (8 x trials per team) teams, not one per
+//    cell: the cells of a colour (216 at N = 74088) are too few to fill a GPU on their own.
+//  - CheckerDecideFunctor, a team per cell, decides the trials in order, each with its evaluated
+//    energy change plus the corrections of the trials accepted before it: the energy change of the
+//    strictly sequential visit, up to round-off in the order of the sums. It then writes the
+//    accepted moves back.
 // Moves of different cells are independent (gpumc_checkerboard.h), so the result does not depend
 // on the order the teams run in.
-//
-// A group evaluates a trial in two passes over chunks of the staged atoms: it lists those that
-// may be within the cutoff of the old or the new position (lanes append in candidate order, so the
-// list and the sum's order are the same in every run), then sums their pair terms, lanes in
-// parallel.
+
+// Energy changes and corrections of a colour's trials: active cell a (the a-th of the colour), slot
+// s at a * cap + s; the correction between slots t < s at a * corr_cap + s (s - 1) / 2 + t.
+KOKKOS_INLINE_FUNCTION int checker_pair_entry(int s, int t)
+{
+  return s > t ? s * (s - 1) / 2 + t : t * (t - 1) / 2 + s;
+}
+
+// per trial slot: the trial's state
+enum CheckerTrialState : int { NOT_A_TRIAL = 0, LEAVES_CELL = 1, EVALUATED = 2 };
+
+// A team of the first kernel: active cell a's trials first .. first + per_team - 1.
+//  1. The team stages the atoms of the 27 cells around the cell in scratch memory, in the cell's
+//     own frame (cell offset times width plus the position in the neighbour's frame: exact
+//     periodic images whatever the grid shift), the cell's own atoms first in ascending order,
+//     and draws the trials of all the cell's atoms (their new positions enter the corrections).
+//  2. Groups of threads (a CUDA warp, elsewhere one thread) take the team's trials. A group
+//     evaluates a trial in two passes over chunks of the staged atoms: it lists those that may be
+//     within the cutoff of the old or the new position (lanes append in candidate order, so the
+//     list and the sum's order are the same in every run), then sums their pair terms, lanes in
+//     parallel. Its lanes then compute the trial's corrections with the cell's lower slots.
 //
 // Real: the precision of the staged cell-frame positions, the distances and the pair terms
-// (float in mixed precision); the cell's own atoms, the stay-in-cell test and all sums are double.
+// (float in mixed precision); the stay-in-cell test and all sums are double.
 template <class DeviceType, class Real>
-struct CheckerboardFunctor {
+struct CheckerTrialFunctor {
   using ExecSpace = typename DeviceType::execution_space;
-  // at most 256 threads in at least two blocks per multiprocessor: 128 registers per thread
-  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 2>>;
+  // teams of at most 256 threads, at most 80 registers each: the default team of 128 runs 6
+  // teams (24 warps) per multiprocessor
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 3>>;
   using Member = typename Policy::member_type;
   template <class T>
   using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using ScratchD = Scratch<double>;
   using ScratchR = Scratch<Real>;
+  using ScratchD = Scratch<double>;
   using ScratchI = Scratch<int>;
   using ScratchS = Scratch<short>;
-  using ScratchK = Scratch<uint64_t>;
-  // staged atoms a group lists before summing their pair terms, per lane (a chunk): the longer,
-  // the fewer idle lanes in the last round of pair terms; lists of 16-bit indices fit on chip
-  static constexpr int CHUNK_ROUNDS = 4 * CANDIDATE_ROUNDS;
+  // lists of 16-bit indices of the staged atoms
   using ScratchL = Scratch<unsigned short>;
   static constexpr int MAX_WINDOW = 65535;
-  // per trial slot: the trial's state
-  enum : int { NOT_A_TRIAL = 0, LEAVES_CELL = 1, EVALUATED = 2 };
   CheckerData<DeviceType> d;
   Kokkos::View<PairCoeffT<Real> *, DeviceType> coeff;
   Kokkos::View<double *, DeviceType> row_cutsq;
-  Kokkos::View<int *[3], DeviceType> image;
-  Kokkos::View<int *, DeviceType> type;
   int nt1, colour, window_cap, team;
   int group;                   // threads that evaluate a trial together: 32 (a CUDA warp) or 1
+  int per_team, teams_per_cell;    // trials per team, teams per active cell
+  // candidate rounds a group lists before it sums their pair terms (a chunk of the staged atoms):
+  // the longer, the fewer idle lanes in the last round of pair terms
+  int list_rounds = 4 * CANDIDATE_ROUNDS;
   int hot_level, cold_level;   // scratch levels (0: on chip) of hot_bytes and of cold_bytes
   CounterRNG rng{0, 0};
   uint64_t sweep;
-  double beta, dmax;
+  double dmax;
 
-  KOKKOS_INLINE_FUNCTION static size_t corrections(int cell_cap) { return (size_t) cell_cap * (cell_cap - 1) / 2; }
   // scratch read in every candidate test: the staged atoms and the groups' candidate lists
-  static size_t hot_bytes(int window_cap, int team)
+  static size_t hot_bytes(int window_cap, int team, int list_rounds)
   {
     return 3 * ScratchR::shmem_size(window_cap) + ScratchS::shmem_size(window_cap) + ScratchI::shmem_size(28) +
-           ScratchL::shmem_size((size_t) CHUNK_ROUNDS * team);
+           ScratchI::shmem_size(27) + ScratchL::shmem_size((size_t) list_rounds * team);
   }
-  // scratch read a few times per trial: the cell's atoms and trials, and the corrections
+  // Rounds that list a whole neighbourhood at once (one pass of pair terms per trial), within
+  // 16 KiB of lists per team; GPUMC_CHECKER_LIST_ROUNDS (a test hook) sets them.
+  static int list_rounds_for(int window_cap, int team, int group)
+  {
+    const char *env = std::getenv("GPUMC_CHECKER_LIST_ROUNDS");
+    int rounds = env && std::atoi(env) > 0 ? std::atoi(env) : (window_cap + group - 1) / group;
+    rounds = std::min(rounds, 8192 / team);
+    return std::max(CANDIDATE_ROUNDS, (rounds + CANDIDATE_ROUNDS - 1) / CANDIDATE_ROUNDS * CANDIDATE_ROUNDS);
+  }
+  // scratch read a few times per trial: the trial positions and states of the cell's atoms, the
+  // neighbour cells' shifts
   static size_t cold_bytes(int cell_cap)
   {
-    return 15 * ScratchD::shmem_size(cell_cap) + ScratchK::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap) +
-           ScratchD::shmem_size(corrections(cell_cap));
+    return 3 * ScratchR::shmem_size(cell_cap) + ScratchI::shmem_size(cell_cap) + ScratchD::shmem_size(3 * 27);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const
   {
     const CheckerGrid &g = d.g;
+    const int a = tm.league_rank() / teams_per_cell, first = (tm.league_rank() % teams_per_cell) * per_team;
     int c0[3];
-    const int cell = checker_active_cell(g, colour, tm.league_rank(), c0);
+    const int cell = checker_active_cell(g, colour, a, c0);
     const int n = d.count(cell);
-    if (n == 0) return;
+    if (first >= n) return;
+    const int last = first + per_team < n ? first + per_team : n;
     const auto &hot = tm.team_scratch(hot_level);
     ScratchR ux(hot, window_cap), uy(hot, window_cap), uz(hot, window_cap);
     ScratchS ut(hot, window_cap);
-    ScratchI offset(hot, 28);
-    ScratchL list(hot, CHUNK_ROUNDS * team);
+    ScratchI offset(hot, 28), ncell(hot, 27);
+    ScratchL list(hot, list_rounds * team);
     const auto &mem = tm.team_scratch(cold_level);
-    ScratchD px(mem, d.cap), py(mem, d.cap), pz(mem, d.cap);    // own atoms: positions in the box
-    ScratchD ox(mem, d.cap), oy(mem, d.cap), oz(mem, d.cap);    // ... in the cell frame
-    ScratchD nx(mem, d.cap), ny(mem, d.cap), nz(mem, d.cap);    // trial positions in the cell frame
-    ScratchD disp_x(mem, d.cap), disp_y(mem, d.cap), disp_z(mem, d.cap), test_u(mem, d.cap), test_log_u(mem, d.cap),
-        du(mem, d.cap);
-    ScratchK key(mem, d.cap);
-    ScratchI id(mem, d.cap), state(mem, d.cap), order(mem, d.cap), accepted(mem, d.cap), accepted_at(mem, d.cap);
-    ScratchD correction(mem, corrections(d.cap));
+    ScratchR nx(mem, d.cap), ny(mem, d.cap), nz(mem, d.cap);    // trial positions in the cell frame
+    ScratchI state(mem, d.cap);
+    ScratchD shift(mem, 3 * 27);    // per neighbour cell: its offset times the cell width
 
-    // 1. offsets of the 27 cells' atoms in scratch; the trials; the staged atoms
+    // 1. the 27 cells, the offsets of their atoms in scratch; the staged atoms; the cell's trials
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, 27), [&](const int w, int &part, const bool final) {
       int off[3];
-      const int nc = d.count(checker_neighbour(g, c0, w, off));
-      if (final) offset(w) = part;
-      part += nc;
+      const int nc = checker_neighbour(g, c0, w, off);
+      if (final) {
+        offset(w) = part;
+        ncell(w) = nc;
+        for (int k = 0; k < 3; k++) shift(3 * w + k) = off[k] * g.w[k];
+      }
+      part += d.count(nc);
       if (final && w == 26) offset(27) = part;
     });
+    tm.team_barrier();
+    // one staged atom per thread (independent loads), its cell found among the 27 offsets
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, offset(27)), [&](const int o) {
+      int w = 0;    // the last cell whose offset is <= o (binary search: 5 steps)
+      for (int step = 16; step > 0; step >>= 1)
+        if (w + step < 27 && offset(w + step) <= o) w += step;
+      const int s = o - offset(w), k = ncell(w) * d.cap + s;
+      const double u[3] = {d.sux(k), d.suy(k), d.suz(k)};
+      ux(o) = (Real) (shift(3 * w) + u[0]);
+      uy(o) = (Real) (shift(3 * w + 1) + u[1]);
+      uz(o) = (Real) (shift(3 * w + 2) + u[2]);
+      ut(o) = d.stype(k);
+      if (w != 0) return;
+      // one of the cell's own atoms (slot s = o): its trial, and whether it stays in the cell. In
+      // the cell's frame u_old + disp answers, unless it lies within round-off of a face: then the
+      // host's own test (wrapped position, its cell) does.
+      const int i = d.atom(k);
+      const double p[3] = {d.x(i, 0), d.x(i, 1), d.x(i, 2)};
+      int st = d.mobile(i) ? EVALUATED : NOT_A_TRIAL;
+      double u_new[3] = {u[0], u[1], u[2]};
+      if (st == EVALUATED) {
+        const CellTrial t = cell_trial(rng, sweep, cell, s, dmax);
+        bool outside = false, near_face = false;
+        for (int k = 0; k < 3; k++) {
+          u_new[k] = u[k] + t.disp[k];
+          const double tol = 1e-9 * g.w[k];
+          outside = outside || u_new[k] < -tol || u_new[k] >= g.w[k] + tol;
+          near_face = near_face || u_new[k] < tol || u_new[k] >= g.w[k] - tol;
+        }
+        if (!outside && near_face) {
+          double p_new[3] = {p[0] + t.disp[0], p[1] + t.disp[1], p[2] + t.disp[2]};
+          int shift[3] = {0, 0, 0}, cn[3];
+          wrap_position(p_new, g.lo, g.len, shift);
+          outside = checker_cell(g, p_new, cn, u_new) != cell;
+        }
+        if (outside) st = LEAVES_CELL;
+      }
+      nx(s) = (Real) u_new[0];
+      ny(s) = (Real) u_new[1];
+      nz(s) = (Real) u_new[2];
+      state(s) = st;
+      if (s >= first && s < last) d.trial_state(a * d.cap + s) = st;
+    });
+    tm.team_barrier();
+
+    // 2. the team's trials against the starting configuration, a group per trial
+    const int nstage = offset(27), ngroups = team / group;
+    const int my_group = tm.team_rank() / group, lane = tm.team_rank() % group;
+    const int chunk = list_rounds * group;
+    for (int s = first + my_group; s < last; s += ngroups) {
+      const int itype = ut(s);
+      const Real un[3] = {nx(s), ny(s), nz(s)};
+      const Real uo[3] = {ux(s), uy(s), uz(s)};
+      double part = 0.0;
+      if (state(s) == EVALUATED) {
+        const Real cutsq = (Real) row_cutsq(itype);
+        const PairCoeffT<Real> *row = coeff.data() + itype * nt1;
+        // Candidates: the staged atoms within rc + h of the midpoint of the old and new positions
+        // (h: half the displacement), which holds every atom within rc of either (triangle
+        // inequality), at the cost of one distance instead of two. The margin covers rounding;
+        // pair terms beyond the cutoff are zero.
+        const Real mid[3] = {(un[0] + uo[0]) / 2, (un[1] + uo[1]) / 2, (un[2] + uo[2]) / 2};
+        const Real half_step = real_sqrt(distance_sq(un, uo)) / 2;
+        const Real reach = real_sqrt(cutsq) + half_step;
+        const Real reach_sq = reach * reach * (Real(1) + Real(64) * Kokkos::Experimental::epsilon<Real>::value);
+        for (int first_j = 0; first_j < nstage; first_j += chunk) {
+          // pass 1: list the chunk's candidates, several rounds at once (independent loads and
+          // arithmetic)
+          int nlisted = 0;
+          for (int r0 = 0; r0 < list_rounds && first_j + r0 * group < nstage; r0 += CANDIDATE_ROUNDS) {
+            bool near[CANDIDATE_ROUNDS];
+            for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+              const int j = first_j + (r0 + u) * group + lane;
+              near[u] = false;
+              if (j < nstage && j != s) {
+                const Real dx = mid[0] - ux(j), dy = mid[1] - uy(j), dz = mid[2] - uz(j);
+                near[u] = dx * dx + dy * dy + dz * dz < reach_sq;
+              }
+            }
+            for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+              int added;
+              const int slot = group_append(near[u], group, lane, added);
+              if (slot >= 0)
+                list(my_group * chunk + nlisted + slot) = (unsigned short) (first_j + (r0 + u) * group + lane);
+              nlisted += added;
+            }
+          }
+          // pass 2: the listed pair terms, lanes in parallel
+          group_sync(group);
+          for (int q = lane; q < nlisted; q += group) {
+            const int j = list(my_group * chunk + q);
+            const PairCoeffT<Real> &pc = row[ut(j)];
+            part += (double) pair_energy(pc, distance_sq(un, ux(j), uy(j), uz(j)));
+            part -= (double) pair_energy(pc, distance_sq(uo, ux(j), uy(j), uz(j)));
+          }
+          group_sync(group);    // the list is refilled by the next chunk
+        }
+        part = group_sum(part, group);
+      }
+      if (lane == 0) d.trial_du(a * d.cap + s) = part;
+      // the corrections between this trial and those of the cell's lower slots
+      for (int t = lane; t < s; t += group) {
+        double corr = 0.0;
+        if (state(s) == EVALUATED && state(t) == EVALUATED) {
+          const PairCoeffT<Real> &pc = coeff(itype * nt1 + ut(t));
+          const Real was_t[3] = {ux(t), uy(t), uz(t)}, now_t[3] = {nx(t), ny(t), nz(t)};
+          corr = (double) pair_energy(pc, distance_sq(un, now_t)) - (double) pair_energy(pc, distance_sq(un, was_t)) -
+              (double) pair_energy(pc, distance_sq(uo, now_t)) + (double) pair_energy(pc, distance_sq(uo, was_t));
+        }
+        d.trial_corr((size_t) a * d.corr_cap + checker_pair_entry(s, t)) = corr;
+      }
+    }
+  }
+
+  KOKKOS_INLINE_FUNCTION static Real distance_sq(const Real p[3], const Real q[3])
+  {
+    const Real dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return dx * dx + dy * dy + dz * dz;
+  }
+  KOKKOS_INLINE_FUNCTION static Real distance_sq(const Real p[3], Real qx, Real qy, Real qz)
+  {
+    const Real dx = p[0] - qx, dy = p[1] - qy, dz = p[2] - qz;
+    return dx * dx + dy * dy + dz * dz;
+  }
+};
+
+// The second kernel, a team per active cell (a CUDA warp, elsewhere one thread): the cell's
+// decisions, in order, then the accepted moves. Each trial's energy change is its evaluated one
+// plus the corrections of the trials accepted before it, which the team adds to every later
+// trial's running sum as soon as a trial is accepted (lanes in parallel, no reduction in the
+// chain of decisions; every lane reads the same sum and makes the same decision).
+template <class DeviceType>
+struct CheckerDecideFunctor {
+  using ExecSpace = typename DeviceType::execution_space;
+  using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  using Member = typename Policy::member_type;
+  template <class T>
+  using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using ScratchD = Scratch<double>;
+  using ScratchI = Scratch<int>;
+  using ScratchK = Scratch<uint64_t>;
+  CheckerData<DeviceType> d;
+  Kokkos::View<int *[3], DeviceType> image;
+  int colour, group;
+  int hot_level, cold_level;   // scratch levels of hot_bytes (the trials) and cold_bytes (corrections)
+  CounterRNG rng{0, 0};
+  uint64_t sweep;
+  double beta, dmax;
+
+  static size_t hot_bytes(int cell_cap)
+  {
+    return 7 * ScratchD::shmem_size(cell_cap) + ScratchK::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap);
+  }
+  static size_t cold_bytes(int corr_cap) { return ScratchD::shmem_size(corr_cap); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const
+  {
+    const CheckerGrid &g = d.g;
+    const int a = tm.league_rank();
+    int c0[3];
+    const int cell = checker_active_cell(g, colour, a, c0);
+    const int n = d.count(cell);
+    if (n == 0) return;
+    const auto &hot = tm.team_scratch(hot_level);
+    ScratchD disp_x(hot, d.cap), disp_y(hot, d.cap), disp_z(hot, d.cap), test_u(hot, d.cap), test_log_u(hot, d.cap),
+        du(hot, d.cap), du_corr(hot, d.cap);
+    ScratchK key(hot, d.cap);
+    ScratchI state(hot, d.cap), order(hot, d.cap), accepted(hot, d.cap);
+    ScratchD corr(tm.team_scratch(cold_level), d.corr_cap);
+
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
       const CellTrial t = cell_trial(rng, sweep, cell, s, dmax);
       key(s) = t.key;
@@ -1270,198 +1478,78 @@ struct CheckerboardFunctor {
       disp_z(s) = t.disp[2];
       test_u(s) = cell_acceptance_uniform(rng, sweep, cell, s);
       test_log_u(s) = log(test_u(s));
+      du(s) = d.trial_du(a * d.cap + s);
+      state(s) = d.trial_state(a * d.cap + s);
       accepted(s) = 0;
+      du_corr(s) = 0.0;
     });
-    tm.team_barrier();
-    // one staged atom per thread (independent loads), its cell found among the 27 offsets
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, offset(27)), [&](const int o) {
-      int w = 0;    // the last cell whose offset is <= o (binary search: 5 steps)
-      for (int step = 16; step > 0; step >>= 1)
-        if (w + step < 27 && offset(w + step) <= o) w += step;
-      int off[3];
-      const int nc = checker_neighbour(g, c0, w, off);
-      const int s = o - offset(w);
-      const int i = d.atom(nc * d.cap + s);
-      const double p[3] = {d.x(i, 0), d.x(i, 1), d.x(i, 2)};
-      int c[3];
-      double u[3];
-      checker_cell(g, p, c, u);
-      ux(o) = (Real) (off[0] * g.w[0] + u[0]);
-      uy(o) = (Real) (off[1] * g.w[1] + u[1]);
-      uz(o) = (Real) (off[2] * g.w[2] + u[2]);
-      ut(o) = (short) type(i);
-      if (w == 0) {
-        px(s) = p[0];
-        py(s) = p[1];
-        pz(s) = p[2];
-        ox(s) = u[0];
-        oy(s) = u[1];
-        oz(s) = u[2];
-        id(s) = i;
+    // the corrections, several independent loads per thread in flight
+    constexpr int LOADS = 8;
+    const int ncorr = n * (n - 1) / 2, nrounds = (ncorr + LOADS - 1) / LOADS;
+    const double *from = d.trial_corr.data() + (size_t) a * d.corr_cap;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, nrounds), [&](const int r) {
+      double v[LOADS];
+      for (int u = 0; u < LOADS; u++) {
+        const int e = r + u * nrounds;
+        v[u] = e < ncorr ? from[e] : 0.0;
       }
+      for (int u = 0; u < LOADS; u++)
+        if (r + u * nrounds < ncorr) corr(r + u * nrounds) = v[u];
     });
     tm.team_barrier();
-
-    // each trial's place in the decision order, and whether it stays in the cell
+    // each trial's place in the decision order
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
       int rank = 0;
       for (int t = 0; t < n; t++) rank += cell_trial_before(key(t), t, key(s), s);
       order(rank) = s;
-      state(s) = d.mobile(id(s)) ? EVALUATED : NOT_A_TRIAL;
-      if (state(s) == NOT_A_TRIAL) return;
-      // In the cell's frame u_old + disp answers, unless it lies within round-off of a face: then
-      // the host's own test (wrapped position, its cell) does.
-      const double disp[3] = {disp_x(s), disp_y(s), disp_z(s)};
-      const double u_old[3] = {ox(s), oy(s), oz(s)};
-      double u_new[3];
-      bool outside = false, near_face = false;
-      for (int a = 0; a < 3; a++) {
-        u_new[a] = u_old[a] + disp[a];
-        const double tol = 1e-9 * g.w[a];
-        outside = outside || u_new[a] < -tol || u_new[a] >= g.w[a] + tol;
-        near_face = near_face || u_new[a] < tol || u_new[a] >= g.w[a] - tol;
-      }
-      if (!outside && near_face) {
-        double p_new[3] = {px(s) + disp[0], py(s) + disp[1], pz(s) + disp[2]};
-        int shift[3] = {0, 0, 0}, cn[3];
-        wrap_position(p_new, g.lo, g.len, shift);
-        outside = checker_cell(g, p_new, cn, u_new) != cell;
-      }
-      if (outside) state(s) = LEAVES_CELL;
-      nx(s) = u_new[0];
-      ny(s) = u_new[1];
-      nz(s) = u_new[2];
     });
     tm.team_barrier();
 
-    // 2. every trial against the starting configuration, a group per trial
-    const int nstage = offset(27), ngroups = team / group;
-    const int my_group = tm.team_rank() / group, lane = tm.team_rank() % group;
-    const int chunk = CHUNK_ROUNDS * group;
-    for (int s = my_group; s < n; s += ngroups) {
-      if (state(s) != EVALUATED) continue;
-      const int itype = ut(s);
-      const Real cutsq = (Real) row_cutsq(itype);
-      const PairCoeffT<Real> *row = coeff.data() + itype * nt1;
-      const Real un[3] = {(Real) nx(s), (Real) ny(s), (Real) nz(s)};
-      const Real uo[3] = {ux(s), uy(s), uz(s)};
-      // Candidates: the staged atoms within rc + h of the midpoint of the old and new positions
-      // (h: half the displacement), which holds every atom within rc of either (triangle
-      // inequality), at the cost of one distance instead of two. The margin covers rounding; pair
-      // terms beyond the cutoff are zero.
-      const Real mid[3] = {(un[0] + uo[0]) / 2, (un[1] + uo[1]) / 2, (un[2] + uo[2]) / 2};
-      const Real half_step = real_sqrt(distance_sq(un, uo)) / 2;
-      const Real reach = real_sqrt(cutsq) + half_step;
-      const Real reach_sq = reach * reach * (Real(1) + Real(64) * Kokkos::Experimental::epsilon<Real>::value);
-      double part = 0.0;
-      for (int first = 0; first < nstage; first += chunk) {
-        // pass 1: list the chunk's candidates, several rounds at once (independent loads and
-        // arithmetic)
-        int nlisted = 0;
-        for (int r0 = 0; r0 < CHUNK_ROUNDS; r0 += CANDIDATE_ROUNDS) {
-          bool near[CANDIDATE_ROUNDS];
-          for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-            const int j = first + (r0 + u) * group + lane;
-            near[u] = false;
-            if (j < nstage && j != s) {
-              const Real dx = mid[0] - ux(j), dy = mid[1] - uy(j), dz = mid[2] - uz(j);
-              near[u] = dx * dx + dy * dy + dz * dz < reach_sq;
-            }
-          }
-          for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-            int added;
-            const int slot = group_append(near[u], group, lane, added);
-            if (slot >= 0) list(my_group * chunk + nlisted + slot) = (unsigned short) (first + (r0 + u) * group + lane);
-            nlisted += added;
-          }
+    const int lane = tm.team_rank();
+    double du_sum = 0.0;
+    long naccepted = 0, trials = 0;
+    for (int b = 0; b < n; b++) {
+      const int s = order(b);
+      if (state(s) == NOT_A_TRIAL) continue;
+      trials++;
+      if (state(s) == LEAVES_CELL) continue;    // rejected
+      const double dU = du(s) + du_corr(s);
+      if (metropolis_accept_log(-beta * dU, test_u(s), test_log_u(s))) {
+        if (lane == 0) accepted(s) = 1;
+        naccepted++;
+        du_sum += dU;
+        for (int later = b + 1 + lane; later < n; later += group) {
+          const int t = order(later);
+          du_corr(t) += corr(checker_pair_entry(s, t));
         }
-        // pass 2: the listed pair terms, lanes in parallel
-        group_sync(group);
-        for (int q = lane; q < nlisted; q += group) {
-          const int j = list(my_group * chunk + q);
-          const PairCoeffT<Real> &pc = row[ut(j)];
-          Real dx = un[0] - ux(j), dy = un[1] - uy(j), dz = un[2] - uz(j);
-          part += (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
-          dx = uo[0] - ux(j);
-          dy = uo[1] - uy(j);
-          dz = uo[2] - uz(j);
-          part -= (double) pair_energy(pc, dx * dx + dy * dy + dz * dz);
-        }
-        group_sync(group);    // the list is refilled by the next chunk
+        group_sync(group);    // du_corr, for the next trials
       }
-      part = group_sum(part, group);
-      if (lane == 0) du(s) = part;
     }
-    // the correction that trial order(a), if accepted, makes to trial order(b), a < b: entry
-    // b (b - 1) / 2 + a
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, (int) corrections(n)), [&](const int e) {
-      int b = (int) ((1.0 + sqrt(1.0 + 8.0 * e)) / 2.0);    // the row of entry e (integer-corrected)
-      while (b * (b - 1) / 2 > e) b--;
-      while ((b + 1) * b / 2 <= e) b++;
-      const int a = e - b * (b - 1) / 2;
-      const int sa = order(a), sb = order(b);
-      double corr = 0.0;
-      if (state(sa) == EVALUATED && state(sb) == EVALUATED) {
-        const PairCoeffT<Real> &pc = coeff(ut(sb) * nt1 + ut(sa));
-        const Real was_a[3] = {ux(sa), uy(sa), uz(sa)}, now_a[3] = {(Real) nx(sa), (Real) ny(sa), (Real) nz(sa)};
-        const Real was_b[3] = {ux(sb), uy(sb), uz(sb)}, now_b[3] = {(Real) nx(sb), (Real) ny(sb), (Real) nz(sb)};
-        corr = (double) pair_energy(pc, distance_sq(now_b, now_a)) - (double) pair_energy(pc, distance_sq(now_b, was_a)) -
-            (double) pair_energy(pc, distance_sq(was_b, now_a)) + (double) pair_energy(pc, distance_sq(was_b, was_a));
-      }
-      correction(e) = corr;
-    });
-    tm.team_barrier();
-
-    // 3. the decisions, in order, by the first group: its lanes sum the corrections (a butterfly,
-    // so every lane has the same bits and makes the same decision)
-    if (my_group == 0) {
-      double du_sum = 0.0;
-      long naccepted = 0, trials = 0;
-      for (int b = 0; b < n; b++) {
-        const int s = order(b);
-        if (state(s) == NOT_A_TRIAL) continue;
-        trials++;
-        if (state(s) == LEAVES_CELL) continue;    // rejected
-        const double *row = &correction(b * (b - 1) / 2);
-        double part = lane == 0 ? du(s) : 0.0;
-        for (int k = lane; k < naccepted; k += group) part += row[accepted_at(k)];
-        const double dU = group_sum(part, group);
-        if (metropolis_accept_log(-beta * dU, test_u(s), test_log_u(s))) {
-          if (lane == 0) {
-            accepted(s) = 1;
-            accepted_at(naccepted) = b;
-          }
-          naccepted++;
-          du_sum += dU;
-          group_sync(group);    // accepted_at, for the next trial's sum
-        }
-      }
-      if (lane == 0) {
-        d.du(cell) = du_sum;
-        d.accepted(cell) = naccepted;
-        d.trials(cell) = trials;
-      }
+    if (lane == 0) {
+      d.du(cell) = du_sum;
+      d.accepted(cell) = naccepted;
+      d.trials(cell) = trials;
     }
     tm.team_barrier();
 
-    // 4. the accepted moves
+    // the accepted moves
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
       if (!accepted(s)) return;
-      double p_new[3] = {px(s) + disp_x(s), py(s) + disp_y(s), pz(s) + disp_z(s)};
+      const int i = d.atom(cell * d.cap + s);
+      double p_new[3] = {d.x(i, 0) + disp_x(s), d.x(i, 1) + disp_y(s), d.x(i, 2) + disp_z(s)};
       int shift[3] = {0, 0, 0};
       wrap_position(p_new, g.lo, g.len, shift);
-      const int i = id(s);
-      for (int a = 0; a < 3; a++) {
-        d.x(i, a) = p_new[a];
-        image(i, a) += shift[a];
+      for (int k = 0; k < 3; k++) {
+        d.x(i, k) = p_new[k];
+        image(i, k) += shift[k];
       }
+      int c[3];
+      double u[3];
+      checker_cell(g, p_new, c, u);    // the same cell: moves that leave it are rejected
+      d.sux(cell * d.cap + s) = u[0];
+      d.suy(cell * d.cap + s) = u[1];
+      d.suz(cell * d.cap + s) = u[2];
     });
-  }
-
-  KOKKOS_INLINE_FUNCTION static Real distance_sq(const Real p[3], const Real q[3])
-  {
-    const Real dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-    return dx * dx + dy * dy + dz * dz;
   }
 };
 
@@ -1782,7 +1870,9 @@ class DeviceSystem {
     if (!checker_grid(rng, sweep, box_lo_, box_len_, checker_min_width(cut_max_), g))
       throw std::runtime_error("box too small for the checkerboard decomposition: each side must hold two cells "
                                "as wide as the largest cutoff");
+    if (ntypes_ > 32767) throw std::runtime_error("the checkerboard kernel stages atom types as short integers");
     if (!cells_stale_) cb_.x = positions();
+    cb_.type = c_.type;
     if ((int) cb_.cell_of.extent(0) != natoms_) {
       cb_.cell_of = View<int *>("gpumc:checker_cell_of", natoms_);
       cb_.mobile = View<int *>("gpumc:checker_mobile", natoms_);
@@ -1817,6 +1907,10 @@ class DeviceSystem {
       cb_.cap = std::max(cb_.cap, fullest + fullest / 4 + 4);
       cb_.atom = View<int *>("gpumc:checker_atom", (size_t) ncells * cb_.cap);
       cb_.unsorted = View<int *>("gpumc:checker_unsorted", (size_t) ncells * cb_.cap);
+      cb_.sux = View<double *>("gpumc:checker_sux", (size_t) ncells * cb_.cap);
+      cb_.suy = View<double *>("gpumc:checker_suy", (size_t) ncells * cb_.cap);
+      cb_.suz = View<double *>("gpumc:checker_suz", (size_t) ncells * cb_.cap);
+      cb_.stype = View<short *>("gpumc:checker_stype", (size_t) ncells * cb_.cap);
     }
     Kokkos::deep_copy(ExecSpace(), cb_.count, 0);
     Kokkos::parallel_for("gpumc:checker_fill", Kokkos::RangePolicy<ExecSpace, typename B::TagFill>(0, natoms_),
@@ -1825,7 +1919,6 @@ class DeviceSystem {
                          Kokkos::TeamPolicy<ExecSpace, typename B::TagSort>(ncells, on_host() ? 1 : 64),
                          B{cb_, mobile});
 
-    if (ntypes_ > 32767) throw std::runtime_error("the checkerboard kernel stages atom types as short integers");
     int order[8];
     checker_colour_order(rng, sweep, order);
     if (mixed_)
@@ -1840,39 +1933,61 @@ class DeviceSystem {
     cells_stale_ = true;
   }
 
-  // The 8 colours of a checkerboard sweep, pair terms in precision Real.
+  // The 8 colours of a checkerboard sweep, pair terms in precision Real: per colour, a kernel that
+  // evaluates the trials and one that decides them.
   template <class Real>
   void checker_colours(const CheckerGrid &g, const int order[8], int window, double beta, double dmax,
                        const CounterRNG &rng, uint64_t sweep)
   {
-    using F = kk::CheckerboardFunctor<DeviceType, Real>;
+    using F = kk::CheckerTrialFunctor<DeviceType, Real>;
+    using D = kk::CheckerDecideFunctor<DeviceType>;
     const int nactive = checker_active_count(g);
-    int team = checker_team_size(nactive);
     const int window_cap = std::max(window, 1);
     if (window_cap > F::MAX_WINDOW)
       throw std::runtime_error("more than " + std::to_string(F::MAX_WINDOW) +
                                " atoms within reach of one checkerboard cell: too dense for the checkerboard kernel");
-    const size_t hot = F::hot_bytes(window_cap, team), cold = F::cold_bytes(cb_.cap);
+    cb_.corr_cap = cb_.cap * (cb_.cap - 1) / 2;
+    reuse_or_allocate(cb_.trial_du, "gpumc:checker_trial_du", (size_t) nactive * cb_.cap);
+    reuse_or_allocate(cb_.trial_state, "gpumc:checker_trial_state", (size_t) nactive * cb_.cap);
+    reuse_or_allocate(cb_.trial_corr, "gpumc:checker_trial_corr", std::max<size_t>((size_t) nactive * cb_.corr_cap, 1));
+
+    int team = checker_team_size();
+    const int list_rounds = F::list_rounds_for(window_cap, team, warp_group(team));
+    const size_t hot = F::hot_bytes(window_cap, team, list_rounds), cold = F::cold_bytes(cb_.cap);
     int hot_level, cold_level;
     scratch_levels(hot, cold, team, hot_level, cold_level);
-    F f{cb_,  c_.coeff_view(Real()), c_.row_cutsq, c_.image, c_.type, c_.nt1, 0,    window_cap, team,
-        warp_group(team), hot_level, cold_level, rng, sweep, beta, dmax};
+    F f{cb_, c_.coeff_view(Real()), c_.row_cutsq, c_.nt1, 0, window_cap, team, warp_group(team), 0, 0, list_rounds,
+        hot_level, cold_level, rng, sweep, dmax};
     using Policy = typename F::Policy;
-    auto with_scratch = [&](auto p) {
-      if (hot_level == cold_level) return p.set_scratch_size(hot_level, Kokkos::PerTeam(hot + cold));
-      return p.set_scratch_size(0, Kokkos::PerTeam(hot)).set_scratch_size(1, Kokkos::PerTeam(cold));
+    auto with_scratch = [](auto p, int hl, int cl, size_t h, size_t c) {
+      if (hl == cl) return p.set_scratch_size(hl, Kokkos::PerTeam(h + c));
+      return p.set_scratch_size(0, Kokkos::PerTeam(h)).set_scratch_size(1, Kokkos::PerTeam(c));
     };
-    // a team larger than the block limits with this much scratch runs as the largest that fits
-    const int most = with_scratch(Policy(nactive, 1)).team_size_max(f, Kokkos::ParallelForTag());
+    // a team larger than the block limits with this much scratch runs as the largest that fits (its
+    // lists are shorter: the same rounds, fewer groups)
+    const int most = with_scratch(Policy(nactive, 1), hot_level, cold_level, hot, cold)
+                         .team_size_max(f, Kokkos::ParallelForTag());
     if (team > most) {
       f.team = team = most >= 32 && warp_group(32) == 32 ? most / 32 * 32 : most;
       f.group = warp_group(team);
     }
-    const auto policy = with_scratch(light(Policy(nactive, team)));
+    f.per_team = (team / f.group) * checker_trials_per_group(cb_.cap);
+    f.teams_per_cell = (cb_.cap + f.per_team - 1) / f.per_team;
+    const auto policy =
+        with_scratch(light(Policy(nactive * f.teams_per_cell, team)), hot_level, cold_level, hot, cold);
+
+    const int decide_team = on_host() ? 1 : 32;
+    const size_t d_hot = D::hot_bytes(cb_.cap), d_cold = D::cold_bytes(cb_.corr_cap);
+    int d_hot_level, d_cold_level;
+    scratch_levels(d_hot, d_cold, decide_team, d_hot_level, d_cold_level);
+    D decide{cb_, c_.image, 0, warp_group(decide_team), d_hot_level, d_cold_level, rng, sweep, beta, dmax};
+    const auto decide_policy = with_scratch(light(typename D::Policy(nactive, decide_team)), d_hot_level,
+                                            d_cold_level, d_hot, d_cold);
     for (int k = 0; k < 8; k++) {
-      f.colour = order[k];
-      Kokkos::parallel_for(std::is_same<Real, float>::value ? "gpumc:checkerboard_mixed" : "gpumc:checkerboard",
+      f.colour = decide.colour = order[k];
+      Kokkos::parallel_for(std::is_same<Real, float>::value ? "gpumc:checker_trials_mixed" : "gpumc:checker_trials",
                            policy, f);
+      Kokkos::parallel_for("gpumc:checker_decide", decide_policy, decide);
     }
   }
 
@@ -1886,7 +2001,7 @@ class DeviceSystem {
   template <class Real>
   static int checker_team_max()
   {
-    using F = kk::CheckerboardFunctor<DeviceType, Real>;
+    using F = kk::CheckerTrialFunctor<DeviceType, Real>;
     return typename F::Policy(1, 1).team_size_max(F{}, Kokkos::ParallelForTag());
   }
 
@@ -1936,15 +2051,20 @@ class DeviceSystem {
   bool cell_order_stale_ = true;    // atoms may have changed cells since c_.cell_order was built
   View<int *> cell_start_;
 
-  // Threads per checkerboard cell: enough teams x threads to fill a GPU (about 64k threads),
-  // 32 to 256 per team; `team` overrides.
-  int checker_team_size(int nactive) const
+  // Threads per team of the checkerboard trial kernel (`team` overrides).
+  int checker_team_size() const
   {
     if (team_size_ > 0) return team_size_;
-    if (on_host()) return 1;
-    int t = 32;
-    while (t < 256 && (long) t * nactive < 65536) t *= 2;
-    return t;
+    return on_host() ? 1 : 128;
+  }
+  // Trials per group (a warp) in a team of the checkerboard trial kernel: on a GPU a few, so that
+  // a colour launches many teams (the more, the more often the staging is repeated); on a host
+  // backend a whole cell, staged once. GPUMC_CHECKER_TRIALS (a test hook) sets it.
+  static int checker_trials_per_group(int cell_cap)
+  {
+    const char *env = std::getenv("GPUMC_CHECKER_TRIALS");
+    if (env && std::atoi(env) > 0) return std::atoi(env);
+    return on_host() ? cell_cap : 4;
   }
 
   // The cell list of the translation, energy and Widom kernels, rebuilt from the positions of a
