@@ -134,6 +134,11 @@ struct CellData {
   View<int *[3]> image;
   View<int *> count;                       // per cell
   View<int *> cell_order;                  // the occupied slots in cell order (CellOrderFunctor)
+  View<int *> cell_start;                  // per cell: its first entry in cell_order
+  // positions and types in cell order (the whole-system energy's copy: cells of a row of the grid
+  // are contiguous)
+  View<double *> ox, oy, oz;
+  View<int *> otype;
   View<double *> sx, sy, sz;               // per slot
   View<int *> sid, stype;
   View<double *> tx, ty, tz;               // per slot: a volume trial's scaled positions
@@ -270,60 +275,220 @@ struct CellOrderFunctor {
 // own cell and those of the forward half of its window (flat window indices above the centre's),
 // since a pair at window offset o from one atom's cell is at -o from the other's (cells are at
 // least half a cutoff wide, so the nearest image of a pair within the cutoff is at one offset).
-// Threads take atoms in cell order, so that a warp's lanes walk nearly the same cells and read
-// the same slots (in atom-ID order they read 32 scattered ones). In small systems a work item is
-// a part of an atom's half window, so that a GPU has enough threads to hide latency (H100, 400
-// volume moves: N = 4913, 39 ms with 5 parts, 45 with 3, 78 with 1; N = 74088, 106 ms with 1,
-// 125 with 2 or 3).
+//
+// That half window is the atom's own cell, the two cells after it in its grid row and 12 whole
+// rows of 5 cells (flat window indices 63..124: rows 13..24 of the 25). The kernel reads a copy of
+// the positions in cell order (ox, oy, oz, otype; TagGather fills it), in which the atoms of
+// consecutive cells of a grid row are contiguous: a row is one range of it, or 2-3 where the row
+// wraps round the box (5 on a grid of one cell per side). A lane thus walks 13 ranges of about
+// 27 atoms rather than 62 cells of about 5 (H100, 400 volume moves at N = 357911: 0.32 s against
+// 0.44 s by cells). Threads take atoms in cell order, so that a warp's lanes walk nearly the same
+// rows. In small systems a work item is a part of an atom's rows, so that a GPU has enough
+// threads to hide latency.
 template <class DeviceType>
 struct PairEnergyFunctor {
-  static constexpr int W = 2 * REACH + 1, HALF = (W * W * W - 1) / 2;
-  // GPUMC_ENERGY_PARTS (a test hook) sets the parts
+  static constexpr int W = 2 * REACH + 1, ROWS = 13;
+  // parts per atom; GPUMC_ENERGY_PARTS (a test hook) sets them
   static int parts_for(int natoms)
   {
     const char *env = std::getenv("GPUMC_ENERGY_PARTS");
-    if (env) return std::min(std::max(1, std::atoi(env)), HALF);
+    if (env) return std::min(std::max(1, std::atoi(env)), ROWS);
     return natoms < 32768 ? 5 : 1;
   }
+  struct TagGather {};
+  struct TagRows {};
+  struct TagRowsWarpList {};
+  // the warp-list variant (below): teams of TEAM threads on CUDA, a list of LIST entries per warp
+  static constexpr int TEAM = 128, LIST = 64;
+  using TeamMember = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
+  using ScratchD = Kokkos::View<double *, typename DeviceType::execution_space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using ScratchI = Kokkos::View<int *, typename DeviceType::execution_space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  static size_t scratch_bytes() { return ScratchD::shmem_size(TEAM / 32 * LIST) + ScratchI::shmem_size(TEAM / 32 * LIST); }
+
   CellData<DeviceType> c;
   bool trial;
   int parts;
-  KOKKOS_INLINE_FUNCTION void operator()(const int idx, double &acc) const
+  int nitems;    // atoms times parts
+
+  // the cell-ordered copy of the positions (the current ones or the volume trial's)
+  KOKKOS_INLINE_FUNCTION void operator()(TagGather, const int i) const
   {
     if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
-    const int part = idx % parts;
-    const int ki = c.cell_order(idx / parts);
-    const int cell = ki / c.g.cap, si = ki - cell * c.g.cap;
-    const double *px = trial ? c.tx.data() : c.sx.data();
-    const double *py = trial ? c.ty.data() : c.sy.data();
-    const double *pz = trial ? c.tz.data() : c.sz.data();
+    const int k = c.cell_order(i);
+    c.ox(i) = trial ? c.tx(k) : c.sx(k);
+    c.oy(i) = trial ? c.ty(k) : c.sy(k);
+    c.oz(i) = trial ? c.tz(k) : c.sz(k);
+    c.otype(i) = c.stype(k);
+  }
+
+  struct RowItem {
+    int i, itype, part, row_begin, row_end, own_end;
+    int c0[3];
+    double p[3];
+  };
+  KOKKOS_INLINE_FUNCTION RowItem row_item(const int idx) const
+  {
+    RowItem it;
+    it.part = idx % parts;
+    it.i = idx / parts;
+    const int cell = c.cell_order(it.i) / c.g.cap;
+    it.c0[0] = cell % c.g.n[0];
+    it.c0[1] = (cell / c.g.n[0]) % c.g.n[1];
+    it.c0[2] = cell / (c.g.n[0] * c.g.n[1]);
+    it.own_end = c.cell_start(cell) + c.count(cell);
+    it.itype = c.otype(it.i);
+    it.p[0] = c.ox(it.i);
+    it.p[1] = c.oy(it.i);
+    it.p[2] = c.oz(it.i);
+    it.row_begin = it.part * ROWS / parts;
+    it.row_end = (it.part + 1) * ROWS / parts;
+    return it;
+  }
+  // Row r (0: the centre row, x offsets 1..2; 1..12: whole rows) of a work item: the y and z shifts
+  // and the row's first cell index.
+  KOKKOS_INLINE_FUNCTION int row_base(const RowItem &it, int r, const double len[3], double sh[3]) const
+  {
+    const int q = 12 + r;
+    int cy, cz;
+    window_cell(c.g.n[1], len[1], it.c0[1], q % W, cy, sh[1]);
+    window_cell(c.g.n[2], len[2], it.c0[2], q / W, cz, sh[2]);
+    return (cz * c.g.n[1] + cy) * c.g.n[0];
+  }
+  // The next piece of a row from x offset dx (-2..2): cells that are consecutive in the grid
+  // (no wrap), as a range [begin, end) of cell order; dx moves past them.
+  KOKKOS_INLINE_FUNCTION void row_piece(const RowItem &it, int base, int &dx, const double len[3], int &begin,
+                                        int &end, double &shx) const
+  {
+    int cx;
+    window_cell(c.g.n[0], len[0], it.c0[0], dx + REACH, cx, shx);
+    const int ncells = REACH - dx + 1 < c.g.n[0] - cx ? REACH - dx + 1 : c.g.n[0] - cx;
+    const int last = base + cx + ncells - 1;
+    begin = c.cell_start(base + cx);
+    end = c.cell_start(last) + c.count(last);
+    dx += ncells;
+  }
+  KOKKOS_INLINE_FUNCTION int max_pieces() const { return c.g.n[0] == 1 ? 2 * REACH + 1 : 3; }
+
+  KOKKOS_INLINE_FUNCTION void operator()(TagRows, const int idx, double &acc) const
+  {
+    if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
     double lo[3], len[3];
     c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
-    const double p[3] = {px[ki], py[ki], pz[ki]};
-    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
-    const int nw[3] = {W, W, W};
-    const int itype = c.stype(ki);
-    const PairCoeff *row = c.coeff.data() + itype * c.nt1;
-    const double cutsq = c.row_cutsq(itype);
+    const RowItem it = row_item(idx);
+    const PairCoeff *row = c.coeff.data() + it.itype * c.nt1;
+    const double cutsq = c.row_cutsq(it.itype);
     double e = 0.0;
-    auto add_cell = [&](const int wc, const int first, const double sh[3]) {
-      const int base = wc * c.g.cap, n = c.count(wc);
-      for (int s = first; s < n; s++) {
-        const int k = base + s;
-        const double dx = p[0] - px[k] - sh[0], dy = p[1] - py[k] - sh[1], dz = p[2] - pz[k] - sh[2];
+    auto add_range = [&](const int begin, const int end, const double sh[3]) {
+      for (int j = begin; j < end; j++) {
+        const double dx = it.p[0] - c.ox(j) - sh[0], dy = it.p[1] - c.oy(j) - sh[1], dz = it.p[2] - c.oz(j) - sh[2];
         const double rsq = dx * dx + dy * dy + dz * dz;
-        if (rsq < cutsq) e += pair_energy(row[c.stype(k)], rsq);
+        if (rsq < cutsq) e += pair_energy(row[c.otype(j)], rsq);
       }
     };
-    if (part == 0) {
+    if (it.part == 0) {
       const double none[3] = {0.0, 0.0, 0.0};
-      add_cell(cell, si + 1, none);
+      add_range(it.i + 1, it.own_end, none);
     }
-    for (int w = HALF + 1 + part * HALF / parts; w < HALF + 1 + (part + 1) * HALF / parts; w++) {
+    for (int r = it.row_begin; r < it.row_end; r++) {
       double sh[3];
-      add_cell(window_cell_flat(c.g, len, c0, nw, w, sh), 0, sh);
+      const int base = row_base(it, r, len, sh);
+      for (int dx = r == 0 ? 1 : -REACH; dx <= REACH;) {
+        int begin, end;
+        row_piece(it, base, dx, len, begin, end, sh[0]);
+        add_range(begin, end, sh);
+      }
     }
     acc += e;
+  }
+
+  // The same sum with a CUDA warp's pair terms evaluated together: a lane appends the pairs within the
+  // cutoff to its warp's list (squared distance and coefficient), and whenever the list holds 32
+  // the 32 lanes evaluate them at once. Lane by lane, nearly every step has some lane within the
+  // cutoff, so the whole warp would wait on a double-precision pair term (sqrt, exp) about every
+  // step for about one term in four that is needed. Loops run to the warp's largest count, so
+  // that all lanes take part in every vote.
+  KOKKOS_INLINE_FUNCTION void operator()(TagRowsWarpList, const TeamMember &tm, double &acc) const
+  {
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+    if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
+    const unsigned all = 0xffffffffu;
+    const int idx = tm.league_rank() * tm.team_size() + tm.team_rank();
+    const int lane = tm.team_rank() % 32, warp = tm.team_rank() / 32;
+    ScratchD list_rsq(tm.team_scratch(0), TEAM / 32 * LIST);
+    ScratchI list_pc(tm.team_scratch(0), TEAM / 32 * LIST);
+    double *my_rsq = list_rsq.data() + warp * LIST;
+    int *my_pc = list_pc.data() + warp * LIST;
+    double lo[3], len[3];
+    c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
+    const bool valid = idx < nitems;
+    const RowItem it = row_item(valid ? idx : 0);
+    const int row = it.itype * c.nt1;
+    const double cutsq = c.row_cutsq(it.itype);
+    double e = 0.0;
+    int count = 0;    // entries in the warp's list (the same on every lane)
+    auto warp_max = [&](int v) {
+      for (int m = 16; m > 0; m >>= 1) {
+        const int o = __shfl_xor_sync(all, v, m);
+        v = o > v ? o : v;
+      }
+      return v;
+    };
+    auto add_range = [&](const int begin, const int end, const double sh[3]) {
+      const int steps = warp_max(end - begin);
+      for (int s = 0; s < steps; s++) {
+        const int j = begin + s;
+        bool hit = false;
+        double rsq = 0.0;
+        if (j < end) {
+          const double dx = it.p[0] - c.ox(j) - sh[0], dy = it.p[1] - c.oy(j) - sh[1], dz = it.p[2] - c.oz(j) - sh[2];
+          rsq = dx * dx + dy * dy + dz * dz;
+          hit = rsq < cutsq;
+        }
+        const unsigned mask = __ballot_sync(all, hit);
+        if (hit) {
+          const int at = count + __popc(mask & ((1u << lane) - 1u));
+          my_rsq[at] = rsq;
+          my_pc[at] = row + c.otype(j);
+        }
+        count += __popc(mask);
+        if (count >= 32) {
+          __syncwarp();
+          e += pair_energy(c.coeff(my_pc[lane]), my_rsq[lane]);
+          __syncwarp();
+          if (lane < count - 32) {
+            my_rsq[lane] = my_rsq[32 + lane];
+            my_pc[lane] = my_pc[32 + lane];
+          }
+          __syncwarp();
+          count -= 32;
+        }
+      }
+    };
+    {
+      const double none[3] = {0.0, 0.0, 0.0};
+      const bool own = valid && it.part == 0;
+      add_range(own ? it.i + 1 : 0, own ? it.own_end : 0, none);
+    }
+    const int nrows = ROWS / parts + 1, npieces = max_pieces();    // the longest part, the most pieces
+    for (int k = 0; k < nrows; k++) {
+      const int r = it.row_begin + k;
+      const bool in_part = valid && r < it.row_end;
+      double sh[3] = {0.0, 0.0, 0.0};
+      const int base = in_part ? row_base(it, r, len, sh) : 0;
+      int dx = r == 0 ? 1 : -REACH;
+      for (int piece = 0; piece < npieces; piece++) {
+        int begin = 0, end = 0;
+        if (in_part && dx <= REACH) row_piece(it, base, dx, len, begin, end, sh[0]);
+        add_range(begin, end, sh);
+      }
+    }
+    __syncwarp();
+    if (lane < count) e += pair_energy(c.coeff(my_pc[lane]), my_rsq[lane]);
+    acc += e;
+#else
+    (void) tm;
+    (void) acc;
+#endif
   }
 };
 
@@ -2049,7 +2214,6 @@ class DeviceSystem {
   bool cells_stale_ = false;    // positions moved by a checkerboard sweep: cb_.x holds them
   bool box_synced_ = false;     // box_lo_, box_len_ equal the device's box
   bool cell_order_stale_ = true;    // atoms may have changed cells since c_.cell_order was built
-  View<int *> cell_start_;
 
   // Threads per team of the checkerboard trial kernel (`team` overrides).
   int checker_team_size() const
@@ -2202,6 +2366,15 @@ class DeviceSystem {
     cell_order_stale_ = true;
   }
 
+  // The whole-system energy of a CUDA build evaluates pair terms a warp at a time
+  // (PairEnergyFunctor); GPUMC_ENERGY_WARP_LIST=0 (a test hook) selects the lane-by-lane loop
+  // (H100, 400 volume moves at N = 4913 / 74088: 39 / 109 ms with warp lists, 48 / 125 without).
+  static bool energy_warp_list()
+  {
+    const char *env = std::getenv("GPUMC_ENERGY_WARP_LIST");
+    return !(env && std::atoi(env) == 0);
+  }
+
   // c_.cell_order, rebuilt if atoms may have changed cells since it was built
   void ensure_cell_order()
   {
@@ -2209,8 +2382,8 @@ class DeviceSystem {
     using F = kk::CellOrderFunctor<DeviceType>;
     const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
     reuse_or_allocate(c_.cell_order, "gpumc:cell_order", natoms_);
-    reuse_or_allocate(cell_start_, "gpumc:cell_start", ncells);
-    F f{c_, cell_start_};
+    reuse_or_allocate(c_.cell_start, "gpumc:cell_start", ncells);
+    F f{c_, c_.cell_start};
     Kokkos::parallel_scan("gpumc:cell_order_scan", Kokkos::RangePolicy<ExecSpace, typename F::TagScan>(0, ncells), f);
     Kokkos::parallel_for("gpumc:cell_order_fill", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, ncells), f);
     cell_order_stale_ = false;
@@ -2222,10 +2395,23 @@ class DeviceSystem {
   void pair_energy_sum(bool trial, Result &&result)
   {
     ensure_cell_order();
-    const int parts = kk::PairEnergyFunctor<DeviceType>::parts_for(natoms_);
-    Kokkos::parallel_reduce(trial ? "gpumc:volume_energy" : "gpumc:pair_energy",
-                            light(Kokkos::RangePolicy<ExecSpace>(0, natoms_ * parts)),
-                            kk::PairEnergyFunctor<DeviceType>{c_, trial, parts}, result);
+    using F = kk::PairEnergyFunctor<DeviceType>;
+    const char *label = trial ? "gpumc:volume_energy" : "gpumc:pair_energy";
+    reuse_or_allocate(c_.ox, "gpumc:energy_ox", natoms_);
+    reuse_or_allocate(c_.oy, "gpumc:energy_oy", natoms_);
+    reuse_or_allocate(c_.oz, "gpumc:energy_oz", natoms_);
+    reuse_or_allocate(c_.otype, "gpumc:energy_otype", natoms_);
+    const int parts = F::parts_for(natoms_);
+    const F f{c_, trial, parts, natoms_ * parts};
+    Kokkos::parallel_for("gpumc:energy_gather", light(Kokkos::RangePolicy<ExecSpace, typename F::TagGather>(0, natoms_)), f);
+    if (warp_group(F::TEAM) == 32 && energy_warp_list()) {
+      using Policy = Kokkos::TeamPolicy<ExecSpace, typename F::TagRowsWarpList>;
+      const int teams = (f.nitems + F::TEAM - 1) / F::TEAM;
+      Kokkos::parallel_reduce(label, light(Policy(teams, F::TEAM)).set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes())),
+                              f, result);
+    } else {
+      Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<ExecSpace, typename F::TagRows>(0, f.nitems)), f, result);
+    }
   }
 
   void volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move)

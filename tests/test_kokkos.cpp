@@ -98,12 +98,14 @@ TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
       {"lj tail", fmt::format(LJ_MIX, "pair_modify tail yes\n")},
       {"morse sio2", fmt::format(SIO2, "")},
       {"morse sio2 shift", fmt::format(SIO2, "pair_modify shift yes\n")},
-      // few atoms: a grid of 3 x 3 x 3 cells, so windows of 5 x 5 x 5 cells meet cells twice
+      // few atoms: a grid of 3 x 3 x 3 cells, so windows of 5 x 5 x 5 cells meet cells twice (the
+      // energy kernel's rows of 5 cells wrap round the box in pieces)
       {"lj sparse", "units lj\natom_style atomic\nregion box block 0 6 0 7 0 9\ncreate_box 1 box\n"
                     "create_atoms 1 random 14 31 NULL overlap 0.9 maxtry 200\nmass * 1.0\n"
                     "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\nthermo_modify norm no\n"},
   };
-  // the energy kernel splits an atom's half window into parts in small systems: every split
+  // the energy kernel splits an atom's half window (13 rows of cells) into parts in small systems:
+  // every split
   for (const char *parts : {(const char *) nullptr, "1", "2", "3"}) {
     const ScopedEnv hook("GPUMC_ENERGY_PARTS", parts);
     for (const auto &c : cases) {
