@@ -1385,8 +1385,8 @@ enum CheckerTrialState : int { NOT_A_TRIAL = 0, LEAVES_CELL = 1, EVALUATED = 2 }
 template <class DeviceType, class Real>
 struct CheckerTrialFunctor {
   using ExecSpace = typename DeviceType::execution_space;
-  // teams of at most 256 threads, at most 80 registers each: the default team of 128 runs 6
-  // teams (24 warps) per multiprocessor
+  // teams of at most 256 threads, at most 80 registers each: registers allow 6 default teams of
+  // 128 per multiprocessor (the shared memory of a SiO2 neighbourhood in double precision, 4)
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 3>>;
   using Member = typename Policy::member_type;
   template <class T>

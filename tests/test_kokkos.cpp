@@ -211,7 +211,9 @@ TEST(Kokkos, BatchedChainIsTheHostChainForEveryBatch)
 // Checkerboard sweeps: the device runs the cells of a colour as parallel teams, the host one
 // after another; the same proposals (shared geometry and random numbers) give the same decisions,
 // whatever order the teams ran in. Grids of two cells per side (each cell its own neighbour on
-// both sides) and of four (eight parallel cells per colour), NVT and NPT, teams of whole warps and not.
+// both sides) and of four (eight parallel cells per colour), NVT and NPT, teams of whole warps and
+// not; also with one trial per group of threads and short candidate lists (test hooks), so that a
+// host backend too splits a cell's trials over several teams and lists candidates in several passes.
 TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
 {
   struct Case {
@@ -238,15 +240,17 @@ TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
       {"lj npt tail", fmt::format(LJ_MIX, "") + "pair_modify tail yes\n", "gpumc/npt",
        "5 1.2 0.8 780 tune no vmoves 2", 4},
   };
-  for (const auto &c : cases) {
+  for (const auto &c : cases) for (const bool split : {false, true}) {
     State host, device;
     for (int kk = 0; kk < 2; kk++) {
+      const ScopedEnv trials("GPUMC_CHECKER_TRIALS", split ? "1" : nullptr);
+      const ScopedEnv rounds("GPUMC_CHECKER_LIST_ROUNDS", split ? "4" : nullptr);
       LammpsSession s(kokkos_args(true));
       s.cmd(c.setup + fmt::format("{}fix mc all {} {} algorithm checkerboard\nsuffix on\nrun {}",
                                   kk ? "" : "suffix off\n", c.style, c.args, c.steps));
       (kk ? device : host) = capture(s);
     }
-    SCOPED_TRACE(c.name);
+    SCOPED_TRACE(c.name + (split ? ", trials split" : ""));
     EXPECT_GT(host.fix[0], 2000.0);
     EXPECT_EQ(host.fix[0], device.fix[0]);    // trials (picks of group atoms)
     EXPECT_EQ(host.fix[1], device.fix[1]);    // acceptances
@@ -257,8 +261,9 @@ TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
     EXPECT_LT(max_difference(host.box, device.box), 1e-9);
     EXPECT_NEAR(host.fix[5], device.fix[5], 1e-9 * std::fabs(host.fix[5]));
     EXPECT_LT(device.fix[7], 1e-8 * std::fabs(device.fix[5]));    // device running energy: no drift
-    std::printf("checkerboard %s: %.0f trials, %.0f accepted on both; largest position difference %.2e\n",
-                c.name.c_str(), host.fix[0], host.fix[1], max_difference(host.x, device.x));
+    std::printf("checkerboard %s%s: %.0f trials, %.0f accepted on both; largest position difference %.2e\n",
+                c.name.c_str(), split ? ", trials split" : "", host.fix[0], host.fix[1],
+                max_difference(host.x, device.x));
   }
 }
 
