@@ -72,6 +72,10 @@ constexpr int REACH = 2;    // cells per cutoff
 // rounds of candidates a thread tests before listing them: independent work to hide latency
 constexpr int CANDIDATE_ROUNDS = 4;
 
+// A team's scratch memory viewed as an array of T (the kernels' on-chip or level-1 arrays).
+template <class ExecSpace, class T>
+using ScratchView = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+
 // Grid and slot layout of the cell list.
 struct Grid {
   int n[3];                // cells per side
@@ -301,8 +305,8 @@ struct PairEnergyFunctor {
   // the warp-list variant (below): teams of TEAM threads on CUDA, a list of LIST entries per warp
   static constexpr int TEAM = 128, LIST = 64;
   using TeamMember = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
-  using ScratchD = Kokkos::View<double *, typename DeviceType::execution_space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
-  using ScratchI = Kokkos::View<int *, typename DeviceType::execution_space::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using ScratchD = ScratchView<typename DeviceType::execution_space, double>;
+  using ScratchI = ScratchView<typename DeviceType::execution_space, int>;
   static size_t scratch_bytes() { return ScratchD::shmem_size(TEAM / 32 * LIST) + ScratchI::shmem_size(TEAM / 32 * LIST); }
 
   CellData<DeviceType> c;
@@ -367,7 +371,33 @@ struct PairEnergyFunctor {
     end = c.cell_start(last) + c.count(last);
     dx += ncells;
   }
-  KOKKOS_INLINE_FUNCTION int max_pieces() const { return c.g.n[0] == 1 ? 2 * REACH + 1 : 3; }
+  // Calls add_range(begin, end, shift) for the item's own cell (the atoms after it) and each piece
+  // of its rows. Every item makes the same number of calls (empty ranges where it has fewer rows
+  // or pieces, all empty for an item that is not valid), so that a warp's lanes make them together.
+  template <class AddRange>
+  KOKKOS_INLINE_FUNCTION void for_each_range(const RowItem &it, const bool valid, const double len[3],
+                                             AddRange &&add_range) const
+  {
+    {
+      const double none[3] = {0.0, 0.0, 0.0};
+      const bool own = valid && it.part == 0;
+      add_range(own ? it.i + 1 : 0, own ? it.own_end : 0, none);
+    }
+    // the longest part's rows; a row wraps into at most 3 pieces (5 on a grid one cell wide)
+    const int nrows = ROWS / parts + 1, npieces = c.g.n[0] == 1 ? 2 * REACH + 1 : 3;
+    for (int k = 0; k < nrows; k++) {
+      const int r = it.row_begin + k;
+      const bool in_part = valid && r < it.row_end;
+      double sh[3] = {0.0, 0.0, 0.0};
+      const int base = in_part ? row_base(it, r, len, sh) : 0;
+      int dx = r == 0 ? 1 : -REACH;
+      for (int piece = 0; piece < npieces; piece++) {
+        int begin = 0, end = 0;
+        if (in_part && dx <= REACH) row_piece(it, base, dx, len, begin, end, sh[0]);
+        add_range(begin, end, sh);
+      }
+    }
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(TagRows, const int idx, double &acc) const
   {
@@ -385,19 +415,7 @@ struct PairEnergyFunctor {
         if (rsq < cutsq) e += pair_energy(row[c.otype(j)], rsq);
       }
     };
-    if (it.part == 0) {
-      const double none[3] = {0.0, 0.0, 0.0};
-      add_range(it.i + 1, it.own_end, none);
-    }
-    for (int r = it.row_begin; r < it.row_end; r++) {
-      double sh[3];
-      const int base = row_base(it, r, len, sh);
-      for (int dx = r == 0 ? 1 : -REACH; dx <= REACH;) {
-        int begin, end;
-        row_piece(it, base, dx, len, begin, end, sh[0]);
-        add_range(begin, end, sh);
-      }
-    }
+    for_each_range(it, true, len, add_range);
     acc += e;
   }
 
@@ -464,24 +482,7 @@ struct PairEnergyFunctor {
         }
       }
     };
-    {
-      const double none[3] = {0.0, 0.0, 0.0};
-      const bool own = valid && it.part == 0;
-      add_range(own ? it.i + 1 : 0, own ? it.own_end : 0, none);
-    }
-    const int nrows = ROWS / parts + 1, npieces = max_pieces();    // the longest part, the most pieces
-    for (int k = 0; k < nrows; k++) {
-      const int r = it.row_begin + k;
-      const bool in_part = valid && r < it.row_end;
-      double sh[3] = {0.0, 0.0, 0.0};
-      const int base = in_part ? row_base(it, r, len, sh) : 0;
-      int dx = r == 0 ? 1 : -REACH;
-      for (int piece = 0; piece < npieces; piece++) {
-        int begin = 0, end = 0;
-        if (in_part && dx <= REACH) row_piece(it, base, dx, len, begin, end, sh[0]);
-        add_range(begin, end, sh);
-      }
-    }
+    for_each_range(it, valid, len, add_range);
     __syncwarp();
     if (lane < count) e += pair_energy(c.coeff(my_pc[lane]), my_rsq[lane]);
     acc += e;
@@ -771,7 +772,7 @@ struct ChainCommitFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   template <class T>
-  using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using Scratch = ScratchView<ExecSpace, T>;
   CellData<DeviceType> c;
   Kokkos::View<int *, DeviceType> mobile;
   BatchData<DeviceType> b;
@@ -1111,7 +1112,7 @@ struct WidomTiledFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   template <class T>
-  using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using Scratch = ScratchView<ExecSpace, T>;
   static constexpr int W = 2 * REACH + 1, NW = W * W * W;
   struct TagWindowMax {};
   struct TagInsert {};
@@ -1390,7 +1391,7 @@ struct CheckerTrialFunctor {
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 3>>;
   using Member = typename Policy::member_type;
   template <class T>
-  using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using Scratch = ScratchView<ExecSpace, T>;
   using ScratchR = Scratch<Real>;
   using ScratchD = Scratch<double>;
   using ScratchI = Scratch<int>;
@@ -1539,10 +1540,7 @@ struct CheckerTrialFunctor {
             for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
               const int j = first_j + (r0 + u) * group + lane;
               near[u] = false;
-              if (j < nstage && j != s) {
-                const Real dx = mid[0] - ux(j), dy = mid[1] - uy(j), dz = mid[2] - uz(j);
-                near[u] = dx * dx + dy * dy + dz * dz < reach_sq;
-              }
+              if (j < nstage && j != s) near[u] = distance_sq(mid, ux(j), uy(j), uz(j)) < reach_sq;
             }
             for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
               int added;
@@ -1579,15 +1577,14 @@ struct CheckerTrialFunctor {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION static Real distance_sq(const Real p[3], const Real q[3])
-  {
-    const Real dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-    return dx * dx + dy * dy + dz * dz;
-  }
   KOKKOS_INLINE_FUNCTION static Real distance_sq(const Real p[3], Real qx, Real qy, Real qz)
   {
     const Real dx = p[0] - qx, dy = p[1] - qy, dz = p[2] - qz;
     return dx * dx + dy * dy + dz * dz;
+  }
+  KOKKOS_INLINE_FUNCTION static Real distance_sq(const Real p[3], const Real q[3])
+  {
+    return distance_sq(p, q[0], q[1], q[2]);
   }
 };
 
@@ -1602,7 +1599,7 @@ struct CheckerDecideFunctor {
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   using Member = typename Policy::member_type;
   template <class T>
-  using Scratch = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
+  using Scratch = ScratchView<ExecSpace, T>;
   using ScratchD = Scratch<double>;
   using ScratchI = Scratch<int>;
   using ScratchK = Scratch<uint64_t>;
