@@ -274,6 +274,74 @@ struct CellOrderFunctor {
   }
 };
 
+// ---- groups of threads that share one energy: a CUDA warp (32 lanes), elsewhere one thread ----
+
+// Appends a lane's candidate (hit) to its group's list: returns the lane's slot after the `added`
+// entries its group appends this round, -1 without a hit. Lanes append in lane order, so the
+// list and every sum over it are the same in every run.
+KOKKOS_INLINE_FUNCTION int group_append(bool hit, int group, int lane, int &added)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32) {
+    const unsigned mask = __ballot_sync(0xffffffffu, hit);
+    added = __popc(mask);
+    return hit ? __popc(mask & ((1u << lane) - 1u)) : -1;
+  }
+#endif
+  (void) group;
+  (void) lane;
+  added = hit ? 1 : 0;
+  return hit ? 0 : -1;
+}
+
+// The group's lanes have written (or may overwrite) their list.
+KOKKOS_INLINE_FUNCTION void group_sync(int group)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32) __syncwarp();
+#endif
+  (void) group;
+}
+
+// Lane src's value on every lane of the group.
+template <class T>
+KOKKOS_INLINE_FUNCTION T group_broadcast(T v, int src, int group)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32) return __shfl_sync(0xffffffffu, v, src);
+#endif
+  (void) src;
+  (void) group;
+  return v;
+}
+
+// Sum over the group's lanes, the same bits on every lane (a butterfly: partners add the same
+// two numbers).
+KOKKOS_INLINE_FUNCTION double group_sum(double v, int group)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32)
+    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
+#endif
+  (void) group;
+  return v;
+}
+
+// Inclusive prefix sum of v over the group's lanes (one thread: v).
+KOKKOS_INLINE_FUNCTION int group_inclusive_scan(int v, int group, int lane)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32)
+    for (int d = 1; d < 32; d <<= 1) {
+      const int o = __shfl_up_sync(0xffffffffu, v, d);
+      if (lane >= d) v += o;
+    }
+#endif
+  (void) group;
+  (void) lane;
+  return v;
+}
+
 // Pair energy of the whole system, of the current positions or of a volume trial's (then skipped
 // unless the trial is active). Each pair is summed once: an atom takes the atoms after it in its
 // own cell and those of the forward half of its window (flat window indices above the centre's),
@@ -299,9 +367,17 @@ struct PairEnergyFunctor {
     if (env) return std::min(std::max(1, std::atoi(env)), ROWS);
     return natoms < 32768 ? 5 : 1;
   }
+  // cell-major kernel: parts per cell (GPUMC_ENERGY_PARTS, the same hook, sets them)
+  static int cells_parts_for(int ncells)
+  {
+    const char *env = std::getenv("GPUMC_ENERGY_PARTS");
+    if (env) return std::min(std::max(1, std::atoi(env)), ROWS);
+    return std::min(std::max(1, 2048 / std::max(ncells, 1)), ROWS);
+  }
   struct TagGather {};
   struct TagRows {};
   struct TagRowsWarpList {};
+  struct TagCells {};
   // the warp-list variant (below): teams of TEAM threads on CUDA, a list of LIST entries per warp
   static constexpr int TEAM = 128, LIST = 64;
   using TeamMember = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
@@ -491,60 +567,161 @@ struct PairEnergyFunctor {
     (void) acc;
 #endif
   }
-};
 
-// ---- groups of threads that share one energy: a CUDA warp (32 lanes), elsewhere one thread ----
-
-// Appends a lane's candidate (hit) to its group's list: returns the lane's slot after the `added`
-// entries its group appends this round, -1 without a hit. Lanes append in lane order, so the
-// list and every sum over it are the same in every run.
-KOKKOS_INLINE_FUNCTION int group_append(bool hit, int group, int lane, int &added)
-{
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if (group == 32) {
-    const unsigned mask = __ballot_sync(0xffffffffu, hit);
-    added = __popc(mask);
-    return hit ? __popc(mask & ((1u << lane) - 1u)) : -1;
+  // Cell-major: a group (a CUDA warp, elsewhere one thread) takes a cell, or a part of its
+  // candidates in small systems. Every atom of a cell has the same half window, so the group lists
+  // its ranges once (a table of slots: the 13 rows' pieces and the own cell) and its lanes walk the
+  // candidates together, one per lane: each lane loads one candidate and tests it against every
+  // atom of the cell in turn, the cell's atoms staged once in scratch. Candidates are loaded once
+  // per cell rather than once per atom, and a warp's lanes never wait on one another's row lengths.
+  // Pairs within the cutoff go to the group's list and are evaluated `group` at a time.
+  static constexpr int SLOTS = 1 + ROWS * W;    // row pieces (at most W per row) and the own cell
+  static constexpr int IBATCH = 32;             // atoms of the cell staged at a time
+  // threads per cell: a warp on CUDA, one thread elsewhere (known at compile time, so that the
+  // group operations in the candidate loop are single instructions)
+  static constexpr int GROUP =
+#ifdef KOKKOS_ENABLE_CUDA
+      std::is_same<typename DeviceType::execution_space, Kokkos::Cuda>::value ? 32 :
+#endif
+                                                                                1;
+  static constexpr int CELLS_TEAM = GROUP == 32 ? TEAM : 1;
+  double filter_cutsq = 0.0;    // the largest cutoff^2 of any pair (pair_energy applies each pair's)
+  static size_t cells_scratch_bytes()
+  {
+    constexpr int ngroups = CELLS_TEAM / GROUP;
+    return ScratchI::shmem_size(2 * ngroups * SLOTS) + ScratchD::shmem_size(3 * ngroups * SLOTS) +
+           ScratchD::shmem_size(3 * ngroups * IBATCH) + ScratchI::shmem_size(ngroups * IBATCH) +
+           ScratchD::shmem_size(2 * CELLS_TEAM) + ScratchI::shmem_size(2 * CELLS_TEAM);
   }
-#endif
-  (void) group;
-  (void) lane;
-  added = hit ? 1 : 0;
-  return hit ? 0 : -1;
-}
+  KOKKOS_INLINE_FUNCTION void operator()(TagCells, const TeamMember &tm, double &acc) const
+  {
+    if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
+    constexpr int group = GROUP, ngroups = CELLS_TEAM / GROUP;
+    const int my = tm.team_rank() / group, lane = tm.team_rank() % group;
+    const auto &mem = tm.team_scratch(0);
+    ScratchI slot_base(mem, ngroups * SLOTS), slot_end(mem, ngroups * SLOTS);
+    ScratchD slot_shift(mem, 3 * ngroups * SLOTS), staged(mem, 3 * ngroups * IBATCH);
+    ScratchI staged_row(mem, ngroups * IBATCH);
+    ScratchD list_rsq(mem, 2 * CELLS_TEAM);
+    ScratchI list_pc(mem, 2 * CELLS_TEAM);
+    const int item = tm.league_rank() * ngroups + my;
+    if (item >= nitems) return;    // the whole group
+    const int cell = item / parts, part = item % parts;
+    int *base = slot_base.data() + my * SLOTS, *end = slot_end.data() + my * SLOTS;
+    double *shift = slot_shift.data() + 3 * my * SLOTS, *ip = staged.data() + 3 * my * IBATCH;
+    int *irow = staged_row.data() + my * IBATCH;
+    double *lrsq = list_rsq.data() + 2 * group * my;
+    int *lpc = list_pc.data() + 2 * group * my;
 
-// The group's lanes have written (or may overwrite) their list.
-KOKKOS_INLINE_FUNCTION void group_sync(int group)
-{
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if (group == 32) __syncwarp();
-#endif
-  (void) group;
-}
+    double lo[3], len[3];
+    c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
+    RowItem it;
+    it.c0[0] = cell % c.g.n[0];
+    it.c0[1] = (cell / c.g.n[0]) % c.g.n[1];
+    it.c0[2] = cell / (c.g.n[0] * c.g.n[1]);
+    // The slot table: slot s holds candidates end[s-1]..end[s]-1 of the cell (in this order), at
+    // cell-order positions base[s] + k, shifted by shift[s]. Lane r lists row r's pieces; the own
+    // cell's atoms (slot ROWS * W) follow the rows.
+    const int npieces = c.g.n[0] == 1 ? W : 3, own_slot = ROWS * W;
+    const int own_begin = c.cell_start(cell), ni = c.count(cell);
+    int total = 0;
+    for (int r0 = 0; r0 <= ROWS; r0 += group) {
+      const int r = r0 + lane;
+      int row_len = 0;
+      if (r < ROWS) {
+        double sh[3] = {0.0, 0.0, 0.0};
+        const int row_first = row_base(it, r, len, sh);
+        int dx = r == 0 ? 1 : -REACH;
+        for (int piece = 0; piece < npieces; piece++) {
+          int b = 0, e = 0;
+          if (dx <= REACH) row_piece(it, row_first, dx, len, b, e, sh[0]);
+          const int s = r * W + piece;
+          base[s] = b;
+          end[s] = e - b;
+          for (int d = 0; d < 3; d++) shift[3 * s + d] = sh[d];
+          row_len += e - b;
+        }
+      } else if (r == ROWS) {
+        base[own_slot] = own_begin;
+        end[own_slot] = row_len = ni;
+        for (int d = 0; d < 3; d++) shift[3 * own_slot + d] = 0.0;
+      }
+      const int upto = group_inclusive_scan(row_len, group, lane);
+      if (r <= ROWS) {
+        int offset = total + upto - row_len;
+        for (int piece = 0; piece < (r < ROWS ? W : 1); piece++) {
+          const int s = r * W + piece;
+          if (r < ROWS && piece >= npieces) {
+            base[s] = 0;
+            end[s] = offset;
+            continue;
+          }
+          base[s] -= offset;    // candidate k of the slot is at cell-order position base[s] + k
+          offset += end[s];
+          end[s] = offset;
+        }
+      }
+      total += group_broadcast(upto, group - 1, group);
+    }
 
-// Lane src's value on every lane of the group.
-template <class T>
-KOKKOS_INLINE_FUNCTION T group_broadcast(T v, int src, int group)
-{
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if (group == 32) return __shfl_sync(0xffffffffu, v, src);
-#endif
-  (void) src;
-  (void) group;
-  return v;
-}
-
-// Sum over the group's lanes, the same bits on every lane (a butterfly: partners add the same
-// two numbers).
-KOKKOS_INLINE_FUNCTION double group_sum(double v, int group)
-{
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if (group == 32)
-    for (int m = 16; m > 0; m >>= 1) v += __shfl_xor_sync(0xffffffffu, v, m);
-#endif
-  (void) group;
-  return v;
-}
+    double e = 0.0;
+    int count = 0;    // entries in the group's list (the same on every lane)
+    for (int i0 = 0; i0 < ni; i0 += IBATCH) {
+      const int nb = ni - i0 < IBATCH ? ni - i0 : IBATCH;
+      group_sync(group);
+      for (int b = lane; b < nb; b += group) {
+        const int i = own_begin + i0 + b;
+        ip[3 * b] = c.ox(i);
+        ip[3 * b + 1] = c.oy(i);
+        ip[3 * b + 2] = c.oz(i);
+        irow[b] = c.otype(i) * c.nt1;
+      }
+      group_sync(group);
+      int s = 0;
+      for (int k0 = part * group; k0 < total; k0 += parts * group) {
+        const int k = k0 + lane;
+        // a lane past the end tests a point far outside the box (no hits)
+        double q[3] = {1e100, 1e100, 1e100};
+        int jtype = 0, below = nb;    // the staged atoms b < below pair with this candidate
+        if (k < total) {
+          while (end[s] <= k) s++;
+          const int j = base[s] + k;
+          q[0] = c.ox(j) + shift[3 * s];
+          q[1] = c.oy(j) + shift[3 * s + 1];
+          q[2] = c.oz(j) + shift[3 * s + 2];
+          jtype = c.otype(j);
+          if (s == own_slot) below = j - own_begin - i0;    // own cell: pairs i < j only
+        }
+        for (int b = 0; b < nb; b++) {
+          const double dx = ip[3 * b] - q[0], dy = ip[3 * b + 1] - q[1], dz = ip[3 * b + 2] - q[2];
+          const double rsq = dx * dx + dy * dy + dz * dz;
+          const bool hit = rsq < filter_cutsq && b < below;
+          int added;
+          const int at = group_append(hit, group, lane, added);
+          if (at >= 0) {
+            lrsq[count + at] = rsq;
+            lpc[count + at] = irow[b] + jtype;
+          }
+          count += added;
+          if (count >= group) {
+            group_sync(group);
+            e += pair_energy(c.coeff(lpc[lane]), lrsq[lane]);
+            group_sync(group);
+            if (lane < count - group) {
+              lrsq[lane] = lrsq[group + lane];
+              lpc[lane] = lpc[group + lane];
+            }
+            group_sync(group);
+            count -= group;
+          }
+        }
+      }
+    }
+    group_sync(group);
+    if (lane < count) e += pair_energy(c.coeff(lpc[lane]), lrsq[lane]);
+    acc += e;
+  }
+};
 
 // ---- the sequential translation chain, evaluated speculatively in batches ----
 //
@@ -2363,15 +2540,6 @@ class DeviceSystem {
     cell_order_stale_ = true;
   }
 
-  // The whole-system energy of a CUDA build evaluates pair terms a warp at a time
-  // (PairEnergyFunctor); GPUMC_ENERGY_WARP_LIST=0 (a test hook) selects the lane-by-lane loop
-  // (H100, 400 volume moves at N = 4913 / 74088: 39 / 109 ms with warp lists, 48 / 125 without).
-  static bool energy_warp_list()
-  {
-    const char *env = std::getenv("GPUMC_ENERGY_WARP_LIST");
-    return !(env && std::atoi(env) == 0);
-  }
-
   // c_.cell_order, rebuilt if atoms may have changed cells since it was built
   void ensure_cell_order()
   {
@@ -2401,7 +2569,21 @@ class DeviceSystem {
     const int parts = F::parts_for(natoms_);
     const F f{c_, trial, parts, natoms_ * parts};
     Kokkos::parallel_for("gpumc:energy_gather", light(Kokkos::RangePolicy<ExecSpace, typename F::TagGather>(0, natoms_)), f);
-    if (warp_group(F::TEAM) == 32 && energy_warp_list()) {
+    const char *kernel = std::getenv("GPUMC_ENERGY_KERNEL");
+    const std::string which = kernel ? kernel : "cells";
+    if (which == "cells") {
+      const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
+      F fc = f;
+      fc.parts = F::cells_parts_for(ncells);
+      fc.nitems = ncells * fc.parts;
+      fc.filter_cutsq = cut_max_ * cut_max_ * (1.0 + 1e-12);    // no pair lost to rounding
+      constexpr int groups = F::CELLS_TEAM / F::GROUP;
+      const int teams = (fc.nitems + groups - 1) / groups;
+      using Policy = Kokkos::TeamPolicy<ExecSpace, typename F::TagCells>;
+      Kokkos::parallel_reduce(
+          label, light(Policy(teams, F::CELLS_TEAM)).set_scratch_size(0, Kokkos::PerTeam(F::cells_scratch_bytes())),
+          fc, result);
+    } else if (warp_group(F::TEAM) == 32 && which == "rowlist") {
       using Policy = Kokkos::TeamPolicy<ExecSpace, typename F::TagRowsWarpList>;
       const int teams = (f.nitems + F::TEAM - 1) / F::TEAM;
       Kokkos::parallel_reduce(label, light(Policy(teams, F::TEAM)).set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes())),
