@@ -677,31 +677,21 @@ struct PairEnergyFunctor {
         irow[b] = c.otype(i) * c.nt1;
       }
       group_sync(group);
-      // A lane's candidate k: its position (shifted), type, and the staged atoms b < below that
-      // pair with it (the own cell: pairs i < j only). A lane past the end tests a point far
-      // outside the box (no hits). The next chunk's candidate is loaded while this one's are
-      // tested, so that its load latency is hidden.
       int s = 0;
-      auto load = [&](const int k, double q[3], int &jtype, int &below) {
-        q[0] = q[1] = q[2] = 1e100;
-        jtype = 0;
-        below = nb;
-        if (k >= total) return;
-        while (end[s] <= k) s++;
-        const int j = base[s] + k;
-        q[0] = c.ox(j) + shift[3 * s];
-        q[1] = c.oy(j) + shift[3 * s + 1];
-        q[2] = c.oz(j) + shift[3 * s + 2];
-        jtype = c.otype(j);
-        if (s == own_slot) below = j - own_begin - i0;
-      };
-      double next_q[3];
-      int next_type, next_below;
-      load(part * group + lane, next_q, next_type, next_below);
       for (int k0 = part * group; k0 < total; k0 += parts * group) {
-        const double q[3] = {next_q[0], next_q[1], next_q[2]};
-        const int jtype = next_type, below = next_below;
-        load(k0 + parts * group + lane, next_q, next_type, next_below);
+        const int k = k0 + lane;
+        // a lane past the end tests a point far outside the box (no hits)
+        double q[3] = {1e100, 1e100, 1e100};
+        int jtype = 0, below = nb;    // the staged atoms b < below pair with this candidate
+        if (k < total) {
+          while (end[s] <= k) s++;
+          const int j = base[s] + k;
+          q[0] = c.ox(j) + shift[3 * s];
+          q[1] = c.oy(j) + shift[3 * s + 1];
+          q[2] = c.oz(j) + shift[3 * s + 2];
+          jtype = c.otype(j);
+          if (s == own_slot) below = j - own_begin - i0;    // own cell: pairs i < j only
+        }
         for (int b = 0; b < nb; b++) {
           const double dx = ip[3 * b] - q[0], dy = ip[3 * b + 1] - q[1], dz = ip[3 * b + 2] - q[2];
           const double rsq = dx * dx + dy * dy + dz * dz;
