@@ -348,47 +348,38 @@ KOKKOS_INLINE_FUNCTION int group_inclusive_scan(int v, int group, int lane)
 // since a pair at window offset o from one atom's cell is at -o from the other's (cells are at
 // least half a cutoff wide, so the nearest image of a pair within the cutoff is at one offset).
 //
-// That half window is the atom's own cell, the two cells after it in its grid row and 12 whole
-// rows of 5 cells (flat window indices 63..124: rows 13..24 of the 25). The kernel reads a copy of
-// the positions in cell order (ox, oy, oz, otype; TagGather fills it), in which the atoms of
-// consecutive cells of a grid row are contiguous: a row is one range of it, or 2-3 where the row
-// wraps round the box (5 on a grid of one cell per side). A lane thus walks 13 ranges of about
-// 27 atoms rather than 62 cells of about 5 (H100, 400 volume moves at N = 357911: 0.32 s against
-// 0.44 s by cells). Threads take atoms in cell order, so that a warp's lanes walk nearly the same
-// rows. In small systems a work item is a part of an atom's rows, so that a GPU has enough
-// threads to hide latency.
+// That half window is the own cell, the two cells after it in its grid row and 12 whole rows of 5
+// cells (flat window indices 63..124: rows 13..24 of the 25), the same for every atom of a cell.
+// The kernel reads a copy of the positions in cell order (ox, oy, oz, otype; TagGather fills it),
+// in which the cells of a grid row are contiguous: a row is one range of it, or 2-3 where it wraps
+// round the box (5 on a grid of one cell per side). A group of threads (a CUDA warp, elsewhere one
+// thread) takes a cell: it lists the cell's half window once, as a table of ranges, and its lanes
+// take one candidate each, which they test against every atom of the cell (staged in scratch), so
+// that a candidate is loaded once per cell rather than once per atom. Pairs within the cutoff go
+// to the group's list and are evaluated `group` at a time, every lane busy. In small systems a cell's
+// candidates are split into parts, so that a GPU has enough groups to hide latency. (H100, 400
+// volume moves at N = 4913 / 74088 / 357911: 0.028 / 0.091 / 0.347 s; the kernel it replaced, a
+// lane per atom walking its rows with the same lists: 0.039 / 0.110 / 0.321 s.)
 template <class DeviceType>
 struct PairEnergyFunctor {
   static constexpr int W = 2 * REACH + 1, ROWS = 13;
-  // parts per atom; GPUMC_ENERGY_PARTS (a test hook) sets them
-  static int parts_for(int natoms)
-  {
-    const char *env = std::getenv("GPUMC_ENERGY_PARTS");
-    if (env) return std::min(std::max(1, std::atoi(env)), ROWS);
-    return natoms < 32768 ? 5 : 1;
-  }
-  // cell-major kernel: parts per cell (GPUMC_ENERGY_PARTS, the same hook, sets them)
-  static int cells_parts_for(int ncells)
+  // parts per cell: enough groups for a GPU; GPUMC_ENERGY_PARTS (a test hook) sets them
+  static int parts_for(int ncells)
   {
     const char *env = std::getenv("GPUMC_ENERGY_PARTS");
     if (env) return std::min(std::max(1, std::atoi(env)), ROWS);
     return std::min(std::max(1, 2048 / std::max(ncells, 1)), ROWS);
   }
   struct TagGather {};
-  struct TagRows {};
-  struct TagRowsWarpList {};
   struct TagCells {};
-  // the warp-list variant (below): teams of TEAM threads on CUDA, a list of LIST entries per warp
-  static constexpr int TEAM = 128, LIST = 64;
   using TeamMember = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
   using ScratchD = ScratchView<typename DeviceType::execution_space, double>;
   using ScratchI = ScratchView<typename DeviceType::execution_space, int>;
-  static size_t scratch_bytes() { return ScratchD::shmem_size(TEAM / 32 * LIST) + ScratchI::shmem_size(TEAM / 32 * LIST); }
 
   CellData<DeviceType> c;
   bool trial;
   int parts;
-  int nitems;    // atoms times parts
+  int nitems;    // cells times parts
 
   // the cell-ordered copy of the positions (the current ones or the volume trial's)
   KOKKOS_INLINE_FUNCTION void operator()(TagGather, const int i) const
@@ -401,180 +392,29 @@ struct PairEnergyFunctor {
     c.otype(i) = c.stype(k);
   }
 
-  struct RowItem {
-    int i, itype, part, row_begin, row_end, own_end;
-    int c0[3];
-    double p[3];
-  };
-  KOKKOS_INLINE_FUNCTION RowItem row_item(const int idx) const
-  {
-    RowItem it;
-    it.part = idx % parts;
-    it.i = idx / parts;
-    const int cell = c.cell_order(it.i) / c.g.cap;
-    it.c0[0] = cell % c.g.n[0];
-    it.c0[1] = (cell / c.g.n[0]) % c.g.n[1];
-    it.c0[2] = cell / (c.g.n[0] * c.g.n[1]);
-    it.own_end = c.cell_start(cell) + c.count(cell);
-    it.itype = c.otype(it.i);
-    it.p[0] = c.ox(it.i);
-    it.p[1] = c.oy(it.i);
-    it.p[2] = c.oz(it.i);
-    it.row_begin = it.part * ROWS / parts;
-    it.row_end = (it.part + 1) * ROWS / parts;
-    return it;
-  }
-  // Row r (0: the centre row, x offsets 1..2; 1..12: whole rows) of a work item: the y and z shifts
+  // Row r (0: the centre row, x offsets 1..2; 1..12: whole rows) of the cell at c0: the y and z shifts
   // and the row's first cell index.
-  KOKKOS_INLINE_FUNCTION int row_base(const RowItem &it, int r, const double len[3], double sh[3]) const
+  KOKKOS_INLINE_FUNCTION int row_base(const int c0[3], int r, const double len[3], double sh[3]) const
   {
     const int q = 12 + r;
     int cy, cz;
-    window_cell(c.g.n[1], len[1], it.c0[1], q % W, cy, sh[1]);
-    window_cell(c.g.n[2], len[2], it.c0[2], q / W, cz, sh[2]);
+    window_cell(c.g.n[1], len[1], c0[1], q % W, cy, sh[1]);
+    window_cell(c.g.n[2], len[2], c0[2], q / W, cz, sh[2]);
     return (cz * c.g.n[1] + cy) * c.g.n[0];
   }
   // The next piece of a row from x offset dx (-2..2): cells that are consecutive in the grid
   // (no wrap), as a range [begin, end) of cell order; dx moves past them.
-  KOKKOS_INLINE_FUNCTION void row_piece(const RowItem &it, int base, int &dx, const double len[3], int &begin,
+  KOKKOS_INLINE_FUNCTION void row_piece(const int c0[3], int base, int &dx, const double len[3], int &begin,
                                         int &end, double &shx) const
   {
     int cx;
-    window_cell(c.g.n[0], len[0], it.c0[0], dx + REACH, cx, shx);
+    window_cell(c.g.n[0], len[0], c0[0], dx + REACH, cx, shx);
     const int ncells = REACH - dx + 1 < c.g.n[0] - cx ? REACH - dx + 1 : c.g.n[0] - cx;
     const int last = base + cx + ncells - 1;
     begin = c.cell_start(base + cx);
     end = c.cell_start(last) + c.count(last);
     dx += ncells;
   }
-  // Calls add_range(begin, end, shift) for the item's own cell (the atoms after it) and each piece
-  // of its rows. Every item makes the same number of calls (empty ranges where it has fewer rows
-  // or pieces, all empty for an item that is not valid), so that a warp's lanes make them together.
-  template <class AddRange>
-  KOKKOS_INLINE_FUNCTION void for_each_range(const RowItem &it, const bool valid, const double len[3],
-                                             AddRange &&add_range) const
-  {
-    {
-      const double none[3] = {0.0, 0.0, 0.0};
-      const bool own = valid && it.part == 0;
-      add_range(own ? it.i + 1 : 0, own ? it.own_end : 0, none);
-    }
-    // the longest part's rows; a row wraps into at most 3 pieces (5 on a grid one cell wide)
-    const int nrows = ROWS / parts + 1, npieces = c.g.n[0] == 1 ? 2 * REACH + 1 : 3;
-    for (int k = 0; k < nrows; k++) {
-      const int r = it.row_begin + k;
-      const bool in_part = valid && r < it.row_end;
-      double sh[3] = {0.0, 0.0, 0.0};
-      const int base = in_part ? row_base(it, r, len, sh) : 0;
-      int dx = r == 0 ? 1 : -REACH;
-      for (int piece = 0; piece < npieces; piece++) {
-        int begin = 0, end = 0;
-        if (in_part && dx <= REACH) row_piece(it, base, dx, len, begin, end, sh[0]);
-        add_range(begin, end, sh);
-      }
-    }
-  }
-
-  KOKKOS_INLINE_FUNCTION void operator()(TagRows, const int idx, double &acc) const
-  {
-    if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
-    double lo[3], len[3];
-    c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
-    const RowItem it = row_item(idx);
-    const PairCoeff *row = c.coeff.data() + it.itype * c.nt1;
-    const double cutsq = c.row_cutsq(it.itype);
-    double e = 0.0;
-    auto add_range = [&](const int begin, const int end, const double sh[3]) {
-      for (int j = begin; j < end; j++) {
-        const double dx = it.p[0] - c.ox(j) - sh[0], dy = it.p[1] - c.oy(j) - sh[1], dz = it.p[2] - c.oz(j) - sh[2];
-        const double rsq = dx * dx + dy * dy + dz * dz;
-        if (rsq < cutsq) e += pair_energy(row[c.otype(j)], rsq);
-      }
-    };
-    for_each_range(it, true, len, add_range);
-    acc += e;
-  }
-
-  // The same sum with a CUDA warp's pair terms evaluated together: a lane appends the pairs within the
-  // cutoff to its warp's list (squared distance and coefficient), and whenever the list holds 32
-  // the 32 lanes evaluate them at once. Lane by lane, nearly every step has some lane within the
-  // cutoff, so the whole warp would wait on a double-precision pair term (sqrt, exp) about every
-  // step for about one term in four that is needed. Loops run to the warp's largest count, so
-  // that all lanes take part in every vote.
-  KOKKOS_INLINE_FUNCTION void operator()(TagRowsWarpList, const TeamMember &tm, double &acc) const
-  {
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-    if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
-    const unsigned all = 0xffffffffu;
-    const int idx = tm.league_rank() * tm.team_size() + tm.team_rank();
-    const int lane = tm.team_rank() % 32, warp = tm.team_rank() / 32;
-    ScratchD list_rsq(tm.team_scratch(0), TEAM / 32 * LIST);
-    ScratchI list_pc(tm.team_scratch(0), TEAM / 32 * LIST);
-    double *my_rsq = list_rsq.data() + warp * LIST;
-    int *my_pc = list_pc.data() + warp * LIST;
-    double lo[3], len[3];
-    c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
-    const bool valid = idx < nitems;
-    const RowItem it = row_item(valid ? idx : 0);
-    const int row = it.itype * c.nt1;
-    const double cutsq = c.row_cutsq(it.itype);
-    double e = 0.0;
-    int count = 0;    // entries in the warp's list (the same on every lane)
-    auto warp_max = [&](int v) {
-      for (int m = 16; m > 0; m >>= 1) {
-        const int o = __shfl_xor_sync(all, v, m);
-        v = o > v ? o : v;
-      }
-      return v;
-    };
-    auto add_range = [&](const int begin, const int end, const double sh[3]) {
-      const int steps = warp_max(end - begin);
-      for (int s = 0; s < steps; s++) {
-        const int j = begin + s;
-        bool hit = false;
-        double rsq = 0.0;
-        if (j < end) {
-          const double dx = it.p[0] - c.ox(j) - sh[0], dy = it.p[1] - c.oy(j) - sh[1], dz = it.p[2] - c.oz(j) - sh[2];
-          rsq = dx * dx + dy * dy + dz * dz;
-          hit = rsq < cutsq;
-        }
-        const unsigned mask = __ballot_sync(all, hit);
-        if (hit) {
-          const int at = count + __popc(mask & ((1u << lane) - 1u));
-          my_rsq[at] = rsq;
-          my_pc[at] = row + c.otype(j);
-        }
-        count += __popc(mask);
-        if (count >= 32) {
-          __syncwarp();
-          e += pair_energy(c.coeff(my_pc[lane]), my_rsq[lane]);
-          __syncwarp();
-          if (lane < count - 32) {
-            my_rsq[lane] = my_rsq[32 + lane];
-            my_pc[lane] = my_pc[32 + lane];
-          }
-          __syncwarp();
-          count -= 32;
-        }
-      }
-    };
-    for_each_range(it, valid, len, add_range);
-    __syncwarp();
-    if (lane < count) e += pair_energy(c.coeff(my_pc[lane]), my_rsq[lane]);
-    acc += e;
-#else
-    (void) tm;
-    (void) acc;
-#endif
-  }
-
-  // Cell-major: a group (a CUDA warp, elsewhere one thread) takes a cell, or a part of its
-  // candidates in small systems. Every atom of a cell has the same half window, so the group lists
-  // its ranges once (a table of slots: the 13 rows' pieces and the own cell) and its lanes walk the
-  // candidates together, one per lane: each lane loads one candidate and tests it against every
-  // atom of the cell in turn, the cell's atoms staged once in scratch. Candidates are loaded once
-  // per cell rather than once per atom, and a warp's lanes never wait on one another's row lengths.
-  // Pairs within the cutoff go to the group's list and are evaluated `group` at a time.
   static constexpr int SLOTS = 1 + ROWS * W;    // row pieces (at most W per row) and the own cell
   static constexpr int IBATCH = 32;             // atoms of the cell staged at a time
   // threads per cell: a warp on CUDA, one thread elsewhere (known at compile time, so that the
@@ -584,26 +424,26 @@ struct PairEnergyFunctor {
       std::is_same<typename DeviceType::execution_space, Kokkos::Cuda>::value ? 32 :
 #endif
                                                                                 1;
-  static constexpr int CELLS_TEAM = GROUP == 32 ? TEAM : 1;
+  static constexpr int TEAM = GROUP == 32 ? 128 : 1;    // 4 cells per team on CUDA
   double filter_cutsq = 0.0;    // the largest cutoff^2 of any pair (pair_energy applies each pair's)
-  static size_t cells_scratch_bytes()
+  static size_t scratch_bytes()
   {
-    constexpr int ngroups = CELLS_TEAM / GROUP;
+    constexpr int ngroups = TEAM / GROUP;
     return ScratchI::shmem_size(2 * ngroups * SLOTS) + ScratchD::shmem_size(3 * ngroups * SLOTS) +
            ScratchD::shmem_size(3 * ngroups * IBATCH) + ScratchI::shmem_size(ngroups * IBATCH) +
-           ScratchD::shmem_size(2 * CELLS_TEAM) + ScratchI::shmem_size(2 * CELLS_TEAM);
+           ScratchD::shmem_size(2 * TEAM) + ScratchI::shmem_size(2 * TEAM);
   }
   KOKKOS_INLINE_FUNCTION void operator()(TagCells, const TeamMember &tm, double &acc) const
   {
     if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
-    constexpr int group = GROUP, ngroups = CELLS_TEAM / GROUP;
+    constexpr int group = GROUP, ngroups = TEAM / GROUP;
     const int my = tm.team_rank() / group, lane = tm.team_rank() % group;
     const auto &mem = tm.team_scratch(0);
     ScratchI slot_base(mem, ngroups * SLOTS), slot_end(mem, ngroups * SLOTS);
     ScratchD slot_shift(mem, 3 * ngroups * SLOTS), staged(mem, 3 * ngroups * IBATCH);
     ScratchI staged_row(mem, ngroups * IBATCH);
-    ScratchD list_rsq(mem, 2 * CELLS_TEAM);
-    ScratchI list_pc(mem, 2 * CELLS_TEAM);
+    ScratchD list_rsq(mem, 2 * TEAM);
+    ScratchI list_pc(mem, 2 * TEAM);
     const int item = tm.league_rank() * ngroups + my;
     if (item >= nitems) return;    // the whole group
     const int cell = item / parts, part = item % parts;
@@ -615,10 +455,7 @@ struct PairEnergyFunctor {
 
     double lo[3], len[3];
     c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
-    RowItem it;
-    it.c0[0] = cell % c.g.n[0];
-    it.c0[1] = (cell / c.g.n[0]) % c.g.n[1];
-    it.c0[2] = cell / (c.g.n[0] * c.g.n[1]);
+    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
     // The slot table: slot s holds candidates end[s-1]..end[s]-1 of the cell (in this order), at
     // cell-order positions base[s] + k, shifted by shift[s]. Lane r lists row r's pieces; the own
     // cell's atoms (slot ROWS * W) follow the rows.
@@ -630,11 +467,11 @@ struct PairEnergyFunctor {
       int row_len = 0;
       if (r < ROWS) {
         double sh[3] = {0.0, 0.0, 0.0};
-        const int row_first = row_base(it, r, len, sh);
+        const int row_first = row_base(c0, r, len, sh);
         int dx = r == 0 ? 1 : -REACH;
         for (int piece = 0; piece < npieces; piece++) {
           int b = 0, e = 0;
-          if (dx <= REACH) row_piece(it, row_first, dx, len, b, e, sh[0]);
+          if (dx <= REACH) row_piece(c0, row_first, dx, len, b, e, sh[0]);
           const int s = r * W + piece;
           base[s] = b;
           end[s] = e - b;
@@ -2566,31 +2403,16 @@ class DeviceSystem {
     reuse_or_allocate(c_.oy, "gpumc:energy_oy", natoms_);
     reuse_or_allocate(c_.oz, "gpumc:energy_oz", natoms_);
     reuse_or_allocate(c_.otype, "gpumc:energy_otype", natoms_);
-    const int parts = F::parts_for(natoms_);
-    const F f{c_, trial, parts, natoms_ * parts};
+    const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2], parts = F::parts_for(ncells);
+    F f{c_, trial, parts, ncells * parts};
+    f.filter_cutsq = cut_max_ * cut_max_ * (1.0 + 1e-12);    // no pair lost to rounding
     Kokkos::parallel_for("gpumc:energy_gather", light(Kokkos::RangePolicy<ExecSpace, typename F::TagGather>(0, natoms_)), f);
-    const char *kernel = std::getenv("GPUMC_ENERGY_KERNEL");
-    const std::string which = kernel ? kernel : "cells";
-    if (which == "cells") {
-      const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
-      F fc = f;
-      fc.parts = F::cells_parts_for(ncells);
-      fc.nitems = ncells * fc.parts;
-      fc.filter_cutsq = cut_max_ * cut_max_ * (1.0 + 1e-12);    // no pair lost to rounding
-      constexpr int groups = F::CELLS_TEAM / F::GROUP;
-      const int teams = (fc.nitems + groups - 1) / groups;
-      using Policy = Kokkos::TeamPolicy<ExecSpace, typename F::TagCells>;
-      Kokkos::parallel_reduce(
-          label, light(Policy(teams, F::CELLS_TEAM)).set_scratch_size(0, Kokkos::PerTeam(F::cells_scratch_bytes())),
-          fc, result);
-    } else if (warp_group(F::TEAM) == 32 && which == "rowlist") {
-      using Policy = Kokkos::TeamPolicy<ExecSpace, typename F::TagRowsWarpList>;
-      const int teams = (f.nitems + F::TEAM - 1) / F::TEAM;
-      Kokkos::parallel_reduce(label, light(Policy(teams, F::TEAM)).set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes())),
-                              f, result);
-    } else {
-      Kokkos::parallel_reduce(label, light(Kokkos::RangePolicy<ExecSpace, typename F::TagRows>(0, f.nitems)), f, result);
-    }
+    constexpr int groups = F::TEAM / F::GROUP;
+    using Policy = Kokkos::TeamPolicy<ExecSpace, typename F::TagCells>;
+    Kokkos::parallel_reduce(label,
+                            light(Policy((f.nitems + groups - 1) / groups, F::TEAM))
+                                .set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes())),
+                            f, result);
   }
 
   void volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move)

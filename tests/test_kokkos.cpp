@@ -104,8 +104,8 @@ TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
                     "create_atoms 1 random 14 31 NULL overlap 0.9 maxtry 200\nmass * 1.0\n"
                     "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\nthermo_modify norm no\n"},
   };
-  // the energy kernel splits an atom's half window (13 rows of cells) into parts in small systems:
-  // every split
+  // the energy kernel splits a cell's candidates (its half window: 13 rows of cells) into parts in
+  // small systems (by default 13 in these): several splits
   for (const char *parts : {(const char *) nullptr, "1", "2", "3"}) {
     const ScopedEnv hook("GPUMC_ENERGY_PARTS", parts);
     for (const auto &c : cases) {
