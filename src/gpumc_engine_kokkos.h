@@ -2408,15 +2408,13 @@ class DeviceSystem {
     f.filter_cutsq = cut_max_ * cut_max_ * (1.0 + 1e-12);    // no pair lost to rounding
     Kokkos::parallel_for("gpumc:energy_gather", light(Kokkos::RangePolicy<ExecSpace, typename F::TagGather>(0, natoms_)), f);
     constexpr int groups = F::TEAM / F::GROUP;
-    const int teams = (f.nitems + groups - 1) / groups;
-    auto launch = [&](auto policy) {
-      Kokkos::parallel_reduce(label, light(policy).set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes())), f, result);
-    };
-    const char *bounds = std::getenv("GPUMC_ENERGY_BOUNDS");
-    if (bounds && std::atoi(bounds) == 0)
-      launch(Kokkos::TeamPolicy<ExecSpace, typename F::TagCells>(teams, F::TEAM));
-    else
-      launch(Kokkos::TeamPolicy<ExecSpace, typename F::TagCells, Kokkos::LaunchBounds<128, 8>>(teams, F::TEAM));
+    // at most 64 registers: 8 teams per multiprocessor rather than 7 at the 72 the kernel takes
+    // unbounded (H100, 400 volume moves at N = 74088: 0.081 against 0.087 s)
+    using Policy = Kokkos::TeamPolicy<ExecSpace, typename F::TagCells, Kokkos::LaunchBounds<F::TEAM, 8>>;
+    Kokkos::parallel_reduce(label,
+                            light(Policy((f.nitems + groups - 1) / groups, F::TEAM))
+                                .set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes())),
+                            f, result);
   }
 
   void volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move)
