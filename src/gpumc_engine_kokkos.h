@@ -458,8 +458,9 @@ struct PairEnergyFunctor {
     const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
     // The slot table: slot s holds candidates end[s-1]..end[s]-1 of the cell (in this order), at
     // cell-order positions base[s] + k, shifted by shift[s]. Lane r lists row r's pieces; the own
-    // cell's atoms (slot ROWS * W) follow the rows.
-    const int npieces = c.g.n[0] == 1 ? W : 3, own_slot = ROWS * W;
+    // cell's atoms (slot ROWS * W) follow the rows. A row wraps into at most W pieces (3 unless the
+    // grid is one cell wide); the slots after its last piece are empty.
+    const int own_slot = ROWS * W;
     const int own_begin = c.cell_start(cell), ni = c.count(cell);
     int total = 0;
     for (int r0 = 0; r0 <= ROWS; r0 += group) {
@@ -469,7 +470,7 @@ struct PairEnergyFunctor {
         double sh[3] = {0.0, 0.0, 0.0};
         const int row_first = row_base(c0, r, len, sh);
         int dx = r == 0 ? 1 : -REACH;
-        for (int piece = 0; piece < npieces; piece++) {
+        for (int piece = 0; piece < W; piece++) {
           int b = 0, e = 0;
           if (dx <= REACH) row_piece(c0, row_first, dx, len, b, e, sh[0]);
           const int s = r * W + piece;
@@ -488,11 +489,6 @@ struct PairEnergyFunctor {
         int offset = total + upto - row_len;
         for (int piece = 0; piece < (r < ROWS ? W : 1); piece++) {
           const int s = r * W + piece;
-          if (r < ROWS && piece >= npieces) {
-            base[s] = 0;
-            end[s] = offset;
-            continue;
-          }
           base[s] -= offset;    // candidate k of the slot is at cell-order position base[s] + k
           offset += end[s];
           end[s] = offset;
