@@ -137,15 +137,15 @@ struct CellData {
   View<int *> type, cell_of, slot_of;      // per atom
   View<int *[3]> image;
   View<int *> count;                       // per cell
-  View<int *> cell_order;                  // the occupied slots in cell order (CellOrderFunctor)
-  View<int *> cell_start;                  // per cell: its first entry in cell_order
-  // positions and types in cell order (the whole-system energy's copy: cells of a row of the grid
-  // are contiguous)
+  // The whole-system energy's copy of the positions and types (PairEnergyFunctor): the cells of
+  // each grid row in order, the row padded with the periodic images of REACH cells at either end
+  // (shifted by a box length), so that the cells of a row within any cell's window are one range
+  // of the copy. pad_start: the first entry of each padded cell, and one past the last.
   View<double *> ox, oy, oz;
   View<int *> otype;
+  View<int *> pad_start;
   View<double *> sx, sy, sz;               // per slot
   View<int *> sid, stype;
-  View<double *> tx, ty, tz;               // per slot: a volume trial's scaled positions
 
   KOKKOS_INLINE_FUNCTION void box(int lo_at, int len_at, double lo[3], double len[3]) const
   {
@@ -153,6 +153,29 @@ struct CellData {
       lo[d] = scalar(lo_at + d);
       len[d] = scalar(len_at + d);
     }
+  }
+  // padded cells per grid row in the energy's copy
+  KOKKOS_INLINE_FUNCTION int row_padded() const { return g.n[0] + 2 * REACH; }
+  // the cell that padded cell p holds, and its image along x (in box lengths)
+  KOKKOS_INLINE_FUNCTION int padded_cell(int p, int &image) const
+  {
+    const int x = p % row_padded() - REACH;
+    image = x >= 0 ? x / g.n[0] : -((-x + g.n[0] - 1) / g.n[0]);
+    return (p / row_padded()) * g.n[0] + x - image * g.n[0];
+  }
+  // the padded cell of cell (x, y, z) itself (image 0)
+  KOKKOS_INLINE_FUNCTION int padded_of(const int c0[3]) const
+  {
+    return (c0[2] * g.n[1] + c0[1]) * row_padded() + c0[0] + REACH;
+  }
+  // Coordinate d of a position scaled with the box into the volume trial's box (the host engine's
+  // arithmetic); rounding at the upper face stays inside, so the atom keeps its cell and slot.
+  KOKKOS_INLINE_FUNCTION double trial_scaled(int d, double x) const
+  {
+    const double lo = scalar(DS_LO + d), len = scalar(DS_LEN + d);
+    const double nlo = scalar(DS_TRIAL_LO + d), nlen = scalar(DS_TRIAL_LEN + d);
+    const double v = nlo + (x - lo) * (nlen / len);
+    return v < nlo + nlen ? v : nlo + nlen * (1.0 - 1e-16);
   }
 };
 
@@ -255,22 +278,17 @@ struct FingerprintFunctor {
   }
 };
 
-// Slots of the occupied cells in cell order (cell_order), for kernels whose threads take atoms
-// by cell: a scan of the counts, then each cell's slots.
+// First entries of the padded cells in the energy's copy of the positions (see CellData): a scan
+// of their counts over padded cells 0..npadded, the last entry the copy's length.
 template <class DeviceType>
-struct CellOrderFunctor {
-  struct TagScan {};
-  struct TagFill {};
+struct RowPaddingFunctor {
   CellData<DeviceType> c;
-  Kokkos::View<int *, DeviceType> start;    // per cell: its first entry in cell_order
-  KOKKOS_INLINE_FUNCTION void operator()(TagScan, const int cell, int &part, const bool final) const
+  int npadded;
+  KOKKOS_INLINE_FUNCTION void operator()(const int p, int &part, const bool final) const
   {
-    if (final) start(cell) = part;
-    part += c.count(cell);
-  }
-  KOKKOS_INLINE_FUNCTION void operator()(TagFill, const int cell) const
-  {
-    for (int s = 0; s < c.count(cell); s++) c.cell_order(start(cell) + s) = cell * c.g.cap + s;
+    if (final) c.pad_start(p) = part;
+    int image;
+    if (p < npadded) part += c.count(c.padded_cell(p, image));
   }
 };
 
@@ -350,16 +368,15 @@ KOKKOS_INLINE_FUNCTION int group_inclusive_scan(int v, int group, int lane)
 //
 // That half window is the own cell, the two cells after it in its grid row and 12 whole rows of 5
 // cells (flat window indices 63..124: rows 13..24 of the 25), the same for every atom of a cell.
-// The kernel reads a copy of the positions in cell order (ox, oy, oz, otype; TagGather fills it),
-// in which the cells of a grid row are contiguous: a row is one range of it, or 2-3 where it wraps
-// round the box (5 on a grid of one cell per side). A group of threads (a CUDA warp, elsewhere one
-// thread) takes a cell: it lists the cell's half window once, as a table of ranges, and its lanes
-// take one candidate each, which they test against every atom of the cell (staged in scratch), so
-// that a candidate is loaded once per cell rather than once per atom. Pairs within the cutoff go
-// to the group's list and are evaluated `group` at a time, every lane busy. In small systems a cell's
-// candidates are split into parts, so that a GPU has enough groups to hide latency. (H100, 400
-// volume moves at N = 4913 / 74088 / 357911: 0.028 / 0.091 / 0.347 s; the kernel it replaced, a
-// lane per atom walking its rows with the same lists: 0.039 / 0.110 / 0.321 s.)
+// The kernel reads a copy of the positions (TagGather fills it) that holds every grid row padded
+// with the periodic images of REACH cells at either end (CellData), so a row's 5 cells are one
+// range of it, whatever the wrap along x; rows that wrap along y or z are shifted as a whole.
+// A group of threads (a CUDA warp, elsewhere one thread) takes a cell: it lists the cell's half
+// window once, as a table of 14 ranges (the 13 rows and the own cell), and its lanes take one
+// candidate each, which they test against every atom of the cell (staged in scratch), so that a
+// candidate is loaded once per cell rather than once per atom. Pairs within the cutoff go to the
+// group's list and are evaluated `group` at a time, every lane busy. In small systems a cell's
+// candidates are split into parts, so that a GPU has enough groups to hide latency.
 template <class DeviceType>
 struct PairEnergyFunctor {
   static constexpr int W = 2 * REACH + 1, ROWS = 13;
@@ -381,42 +398,26 @@ struct PairEnergyFunctor {
   int parts;
   int nitems;    // cells times parts
 
-  // the cell-ordered copy of the positions (the current ones or the volume trial's)
-  KOKKOS_INLINE_FUNCTION void operator()(TagGather, const int i) const
+  // The energy's copy of the positions, thread t for slot t % cap of padded cell t / cap: the
+  // current positions, or the volume trial's (scaled with the box, the positions that
+  // VolumeFunctor commits if the trial is accepted).
+  KOKKOS_INLINE_FUNCTION void operator()(TagGather, const int t) const
   {
     if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
-    const int k = c.cell_order(i);
-    c.ox(i) = trial ? c.tx(k) : c.sx(k);
-    c.oy(i) = trial ? c.ty(k) : c.sy(k);
-    c.oz(i) = trial ? c.tz(k) : c.sz(k);
-    c.otype(i) = c.stype(k);
+    const int p = t / c.g.cap, s = t % c.g.cap;
+    int image;
+    const int cell = c.padded_cell(p, image);
+    if (s >= c.count(cell)) return;
+    const int k = cell * c.g.cap + s, e = c.pad_start(p) + s;
+    const double shift = image * c.scalar(trial ? DS_TRIAL_LEN : DS_LEN);
+    c.ox(e) = (trial ? c.trial_scaled(0, c.sx(k)) : c.sx(k)) + shift;
+    c.oy(e) = trial ? c.trial_scaled(1, c.sy(k)) : c.sy(k);
+    c.oz(e) = trial ? c.trial_scaled(2, c.sz(k)) : c.sz(k);
+    c.otype(e) = c.stype(k);
   }
 
-  // Row r (0: the centre row, x offsets 1..2; 1..12: whole rows) of the cell at c0: the y and z shifts
-  // and the row's first cell index.
-  KOKKOS_INLINE_FUNCTION int row_base(const int c0[3], int r, const double len[3], double sh[3]) const
-  {
-    const int q = 12 + r;
-    int cy, cz;
-    window_cell(c.g.n[1], len[1], c0[1], q % W, cy, sh[1]);
-    window_cell(c.g.n[2], len[2], c0[2], q / W, cz, sh[2]);
-    return (cz * c.g.n[1] + cy) * c.g.n[0];
-  }
-  // The next piece of a row from x offset dx (-2..2): cells that are consecutive in the grid
-  // (no wrap), as a range [begin, end) of cell order; dx moves past them.
-  KOKKOS_INLINE_FUNCTION void row_piece(const int c0[3], int base, int &dx, const double len[3], int &begin,
-                                        int &end, double &shx) const
-  {
-    int cx;
-    window_cell(c.g.n[0], len[0], c0[0], dx + REACH, cx, shx);
-    const int ncells = REACH - dx + 1 < c.g.n[0] - cx ? REACH - dx + 1 : c.g.n[0] - cx;
-    const int last = base + cx + ncells - 1;
-    begin = c.cell_start(base + cx);
-    end = c.cell_start(last) + c.count(last);
-    dx += ncells;
-  }
-  static constexpr int SLOTS = 1 + ROWS * W;    // row pieces (at most W per row) and the own cell
-  static constexpr int IBATCH = 32;             // atoms of the cell staged at a time
+  static constexpr int SLOTS = ROWS + 1;    // the rows' ranges and the own cell's
+  static constexpr int IBATCH = 32;         // atoms of the cell staged at a time
   // threads per cell: a warp on CUDA, one thread elsewhere (known at compile time, so that the
   // group operations in the candidate loop are single instructions)
   static constexpr int GROUP =
@@ -429,7 +430,7 @@ struct PairEnergyFunctor {
   static size_t scratch_bytes()
   {
     constexpr int ngroups = TEAM / GROUP;
-    return ScratchI::shmem_size(2 * ngroups * SLOTS) + ScratchD::shmem_size(3 * ngroups * SLOTS) +
+    return ScratchI::shmem_size(2 * ngroups * SLOTS) + ScratchD::shmem_size(2 * ngroups * SLOTS) +
            ScratchD::shmem_size(3 * ngroups * IBATCH) + ScratchI::shmem_size(ngroups * IBATCH) +
            ScratchD::shmem_size(2 * TEAM) + ScratchI::shmem_size(2 * TEAM);
   }
@@ -440,7 +441,7 @@ struct PairEnergyFunctor {
     const int my = tm.team_rank() / group, lane = tm.team_rank() % group;
     const auto &mem = tm.team_scratch(0);
     ScratchI slot_base(mem, ngroups * SLOTS), slot_end(mem, ngroups * SLOTS);
-    ScratchD slot_shift(mem, 3 * ngroups * SLOTS), staged(mem, 3 * ngroups * IBATCH);
+    ScratchD slot_shift(mem, 2 * ngroups * SLOTS), staged(mem, 3 * ngroups * IBATCH);
     ScratchI staged_row(mem, ngroups * IBATCH);
     ScratchD list_rsq(mem, 2 * TEAM);
     ScratchI list_pc(mem, 2 * TEAM);
@@ -448,7 +449,7 @@ struct PairEnergyFunctor {
     if (item >= nitems) return;    // the whole group
     const int cell = item / parts, part = item % parts;
     int *base = slot_base.data() + my * SLOTS, *end = slot_end.data() + my * SLOTS;
-    double *shift = slot_shift.data() + 3 * my * SLOTS, *ip = staged.data() + 3 * my * IBATCH;
+    double *shift = slot_shift.data() + 2 * my * SLOTS, *ip = staged.data() + 3 * my * IBATCH;
     int *irow = staged_row.data() + my * IBATCH;
     double *lrsq = list_rsq.data() + 2 * group * my;
     int *lpc = list_pc.data() + 2 * group * my;
@@ -457,42 +458,32 @@ struct PairEnergyFunctor {
     c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
     const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
     // The slot table: slot s holds candidates end[s-1]..end[s]-1 of the cell (in this order), at
-    // cell-order positions base[s] + k, shifted by shift[s]. Lane r lists row r's pieces; the own
-    // cell's atoms (slot ROWS * W) follow the rows. A row wraps into at most W pieces (3 unless the
-    // grid is one cell wide); the slots after its last piece are empty.
-    const int own_slot = ROWS * W;
-    const int own_begin = c.cell_start(cell), ni = c.count(cell);
+    // copy positions base[s] + k, shifted by shift[2s], shift[2s+1] along y and z. Lane r lists
+    // row r (0: the centre row, x offsets 1..2; 1..12: whole rows, x offsets -2..2); the own
+    // cell's atoms (slot ROWS) follow the rows.
+    const int own_begin = c.pad_start(c.padded_of(c0)), ni = c.count(cell);
     int total = 0;
     for (int r0 = 0; r0 <= ROWS; r0 += group) {
       const int r = r0 + lane;
-      int row_len = 0;
+      int row_len = 0, b = 0;
+      double sy = 0.0, sz = 0.0;
       if (r < ROWS) {
-        double sh[3] = {0.0, 0.0, 0.0};
-        const int row_first = row_base(c0, r, len, sh);
-        int dx = r == 0 ? 1 : -REACH;
-        for (int piece = 0; piece < W; piece++) {
-          int b = 0, e = 0;
-          if (dx <= REACH) row_piece(c0, row_first, dx, len, b, e, sh[0]);
-          const int s = r * W + piece;
-          base[s] = b;
-          end[s] = e - b;
-          for (int d = 0; d < 3; d++) shift[3 * s + d] = sh[d];
-          row_len += e - b;
-        }
+        int cy, cz;
+        window_cell(c.g.n[1], len[1], c0[1], (12 + r) % W, cy, sy);
+        window_cell(c.g.n[2], len[2], c0[2], (12 + r) / W, cz, sz);
+        const int row_cell = (cz * c.g.n[1] + cy) * c.row_padded() + c0[0] + REACH;    // x offset 0
+        b = c.pad_start(row_cell + (r == 0 ? 1 : -REACH));
+        row_len = c.pad_start(row_cell + REACH + 1) - b;
       } else if (r == ROWS) {
-        base[own_slot] = own_begin;
-        end[own_slot] = row_len = ni;
-        for (int d = 0; d < 3; d++) shift[3 * own_slot + d] = 0.0;
+        b = own_begin;
+        row_len = ni;
       }
       const int upto = group_inclusive_scan(row_len, group, lane);
       if (r <= ROWS) {
-        int offset = total + upto - row_len;
-        for (int piece = 0; piece < (r < ROWS ? W : 1); piece++) {
-          const int s = r * W + piece;
-          base[s] -= offset;    // candidate k of the slot is at cell-order position base[s] + k
-          offset += end[s];
-          end[s] = offset;
-        }
+        base[r] = b - (total + upto - row_len);    // candidate k of the slot is at base[r] + k
+        end[r] = total + upto;
+        shift[2 * r] = sy;
+        shift[2 * r + 1] = sz;
       }
       total += group_broadcast(upto, group - 1, group);
     }
@@ -519,11 +510,11 @@ struct PairEnergyFunctor {
         if (k < total) {
           while (end[s] <= k) s++;
           const int j = base[s] + k;
-          q[0] = c.ox(j) + shift[3 * s];
-          q[1] = c.oy(j) + shift[3 * s + 1];
-          q[2] = c.oz(j) + shift[3 * s + 2];
+          q[0] = c.ox(j);
+          q[1] = c.oy(j) + shift[2 * s];
+          q[2] = c.oz(j) + shift[2 * s + 1];
           jtype = c.otype(j);
-          if (s == own_slot) below = j - own_begin - i0;    // own cell: pairs i < j only
+          if (s == ROWS) below = j - own_begin - i0;    // own cell: pairs i < j only
         }
         for (int b = 0; b < nb; b++) {
           const double dx = ip[3 * b] - q[0], dy = ip[3 * b + 1] - q[1], dz = ip[3 * b + 2] - q[2];
@@ -971,12 +962,12 @@ struct ChainCommitFunctor {
   }
 };
 
-// A volume trial in four kernels: propose (one thread), scale (every atom), accept (one thread),
-// commit (every atom). Each reads the trial's state from device memory.
+// A volume trial in four kernels around the trial's energy: propose (one thread), then the energy
+// of the scaled positions (PairEnergyFunctor, which scales them as it gathers them in cell order),
+// accept (one thread), commit (every atom). Each reads the trial's state from device memory.
 template <class DeviceType>
 struct VolumeFunctor {
   struct TagPropose {};
-  struct TagScale {};
   struct TagAccept {};
   struct TagCommit {};
   CellData<DeviceType> c;
@@ -1011,25 +1002,6 @@ struct VolumeFunctor {
     }
   }
 
-  // the cells scale with the box: every atom keeps its cell and slot
-  KOKKOS_INLINE_FUNCTION void operator()(TagScale, const int i) const
-  {
-    if (!c.counter(DC_TRIAL_ACTIVE)) return;
-    const int k = c.cell_order(i);
-    const double src[3] = {c.sx(k), c.sy(k), c.sz(k)};
-    double v[3];
-    for (int d = 0; d < 3; d++) {
-      const double lo = c.scalar(DS_LO + d), len = c.scalar(DS_LEN + d);
-      const double nlo = c.scalar(DS_TRIAL_LO + d), nlen = c.scalar(DS_TRIAL_LEN + d);
-      v[d] = nlo + (src[d] - lo) * (nlen / len);
-      // rounding at the upper face: stay inside (the atom keeps its cell)
-      if (v[d] >= nlo + nlen) v[d] = nlo + nlen * (1.0 - 1e-16);
-    }
-    c.tx(k) = v[0];
-    c.ty(k) = v[1];
-    c.tz(k) = v[2];
-  }
-
   KOKKOS_INLINE_FUNCTION void operator()(TagAccept, const int) const
   {
     if (!c.counter(DC_TRIAL_ACTIVE)) return;
@@ -1048,13 +1020,18 @@ struct VolumeFunctor {
     }
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(TagCommit, const int i) const
+  // Slot k: the trial's position, from the energy's copy (PairEnergyFunctor scaled it there). The
+  // cells scale with the box, so every atom keeps its cell and slot.
+  KOKKOS_INLINE_FUNCTION void operator()(TagCommit, const int k) const
   {
     if (!c.counter(DC_TRIAL_ACCEPTED)) return;
-    const int k = c.cell_order(i);
-    c.sx(k) = c.tx(k);
-    c.sy(k) = c.ty(k);
-    c.sz(k) = c.tz(k);
+    const int cell = k / c.g.cap, s = k % c.g.cap;
+    if (s >= c.count(cell)) return;
+    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
+    const int e = c.pad_start(c.padded_of(c0)) + s;
+    c.sx(k) = c.ox(e);
+    c.sy(k) = c.oy(e);
+    c.sz(k) = c.oz(e);
   }
 };
 
@@ -1932,7 +1909,7 @@ class DeviceSystem {
   // the chain is the same for every batch; 1 is the strictly serial evaluation).
   void chain(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t first, uint64_t nmoves)
   {
-    cell_order_stale_ = true;    // moves between cells
+    padding_stale_ = true;    // moves between cells
     const int batch = chain_batch();
     if (chain_.size() != batch) chain_ = kk::BatchData<DeviceType>(batch);
     const uint64_t nmobile = mobile.extent(0);
@@ -2220,7 +2197,7 @@ class DeviceSystem {
   View<kk::CheckerSums> cb_sums_;
   bool cells_stale_ = false;    // positions moved by a checkerboard sweep: cb_.x holds them
   bool box_synced_ = false;     // box_lo_, box_len_ equal the device's box
-  bool cell_order_stale_ = true;    // atoms may have changed cells since c_.cell_order was built
+  bool padding_stale_ = true;    // atoms may have changed cells since c_.pad_start was built
 
   // Threads per team of the checkerboard trial kernel (`team` overrides).
   int checker_team_size() const
@@ -2370,21 +2347,28 @@ class DeviceSystem {
     Kokkos::parallel_for("gpumc:fill_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, natoms_), f);
     Kokkos::parallel_for("gpumc:sort_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagSort>(0, ncells), f);
     cells_stale_ = false;
-    cell_order_stale_ = true;
+    padding_stale_ = true;
   }
 
-  // c_.cell_order, rebuilt if atoms may have changed cells since it was built
-  void ensure_cell_order()
+  // The energy's copy of the positions (CellData): its padded cells' first entries, rebuilt if
+  // atoms may have changed cells since they were built, and its arrays, sized for the most entries
+  // a grid can pad to without reading the count back (a row's 2 REACH padded cells hold at most
+  // ceil(2 REACH / n[0]) copies of each of its cells).
+  int padded_cells() const { return c_.g.n[1] * c_.g.n[2] * (c_.g.n[0] + 2 * kk::REACH); }
+  void ensure_energy_copy()
   {
-    if (!cell_order_stale_) return;
-    using F = kk::CellOrderFunctor<DeviceType>;
-    const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
-    reuse_or_allocate(c_.cell_order, "gpumc:cell_order", natoms_);
-    reuse_or_allocate(c_.cell_start, "gpumc:cell_start", ncells);
-    F f{c_, c_.cell_start};
-    Kokkos::parallel_scan("gpumc:cell_order_scan", Kokkos::RangePolicy<ExecSpace, typename F::TagScan>(0, ncells), f);
-    Kokkos::parallel_for("gpumc:cell_order_fill", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, ncells), f);
-    cell_order_stale_ = false;
+    const int npadded = padded_cells();
+    if (padding_stale_ || (int) c_.pad_start.extent(0) != npadded + 1) {
+      reuse_or_allocate(c_.pad_start, "gpumc:pad_start", npadded + 1);
+      Kokkos::parallel_scan("gpumc:pad_start", Kokkos::RangePolicy<ExecSpace>(0, npadded + 1),
+                            kk::RowPaddingFunctor<DeviceType>{c_, npadded});
+      padding_stale_ = false;
+    }
+    const size_t entries = (size_t) natoms_ * (1 + (2 * kk::REACH + c_.g.n[0] - 1) / c_.g.n[0]);
+    reuse_or_allocate(c_.ox, "gpumc:energy_ox", entries);
+    reuse_or_allocate(c_.oy, "gpumc:energy_oy", entries);
+    reuse_or_allocate(c_.oz, "gpumc:energy_oz", entries);
+    reuse_or_allocate(c_.otype, "gpumc:energy_otype", entries);
   }
 
   // Pair energy of the configuration (or of the volume trial's) into `result` (a double on the
@@ -2392,17 +2376,14 @@ class DeviceSystem {
   template <class Result>
   void pair_energy_sum(bool trial, Result &&result)
   {
-    ensure_cell_order();
+    ensure_energy_copy();
     using F = kk::PairEnergyFunctor<DeviceType>;
     const char *label = trial ? "gpumc:volume_energy" : "gpumc:pair_energy";
-    reuse_or_allocate(c_.ox, "gpumc:energy_ox", natoms_);
-    reuse_or_allocate(c_.oy, "gpumc:energy_oy", natoms_);
-    reuse_or_allocate(c_.oz, "gpumc:energy_oz", natoms_);
-    reuse_or_allocate(c_.otype, "gpumc:energy_otype", natoms_);
     const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2], parts = F::parts_for(ncells);
     F f{c_, trial, parts, ncells * parts};
     f.filter_cutsq = cut_max_ * cut_max_ * (1.0 + 1e-12);    // no pair lost to rounding
-    Kokkos::parallel_for("gpumc:energy_gather", light(Kokkos::RangePolicy<ExecSpace, typename F::TagGather>(0, natoms_)), f);
+    Kokkos::parallel_for("gpumc:energy_gather",
+                         light(Kokkos::RangePolicy<ExecSpace, typename F::TagGather>(0, padded_cells() * c_.g.cap)), f);
     constexpr int groups = F::TEAM / F::GROUP;
     // at most 64 registers: 8 teams per multiprocessor rather than 7 at the 72 the kernel takes
     // unbounded (H100, 400 volume moves at N = 74088: 0.081 against 0.087 s)
@@ -2416,21 +2397,15 @@ class DeviceSystem {
   void volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move)
   {
     using F = kk::VolumeFunctor<DeviceType>;
-    const int nslots = (int) c_.sx.extent(0);
-    if ((int) c_.tx.extent(0) != nslots) {
-      c_.tx = View<double *>("gpumc:tx", nslots);
-      c_.ty = View<double *>("gpumc:ty", nslots);
-      c_.tz = View<double *>("gpumc:tz", nslots);
-    }
-    ensure_cell_order();    // scale and commit take the occupied slots
+    ensure_energy_copy();    // commit reads the trial's positions from the energy's copy
     F f{c_, rng, move, scheme, step, 2.0 * cut_max_, beta, pressure_energy, (double) natoms_,
         tail_.empty() ? 0.0 : tail_sum()};
     Kokkos::parallel_for("gpumc:volume_propose", light(Kokkos::RangePolicy<ExecSpace, typename F::TagPropose>(0, 1)), f);
-    Kokkos::parallel_for("gpumc:volume_scale", light(Kokkos::RangePolicy<ExecSpace, typename F::TagScale>(0, natoms_)), f);
-    // pair energy of the trial configuration, into device memory (skipped for inactive trials)
+    // pair energy of the scaled configuration, into device memory (skipped for inactive trials)
     pair_energy_sum(true, Kokkos::subview(c_.scalar, (int) DS_TRIAL_ENERGY));
     Kokkos::parallel_for("gpumc:volume_accept", light(Kokkos::RangePolicy<ExecSpace, typename F::TagAccept>(0, 1)), f);
-    Kokkos::parallel_for("gpumc:volume_commit", light(Kokkos::RangePolicy<ExecSpace, typename F::TagCommit>(0, natoms_)), f);
+    Kokkos::parallel_for("gpumc:volume_commit",
+                         light(Kokkos::RangePolicy<ExecSpace, typename F::TagCommit>(0, (int) c_.sx.extent(0))), f);
   }
 };
 
