@@ -963,7 +963,7 @@ struct ChainCommitFunctor {
 };
 
 // A volume trial in four kernels around the trial's energy: propose (one thread), then the energy
-// of the scaled positions (PairEnergyFunctor, which scales them as it gathers them in cell order),
+// of the scaled positions (PairEnergyFunctor, which scales them as it gathers its copy of them),
 // accept (one thread), commit (every atom). Each reads the trial's state from device memory.
 template <class DeviceType>
 struct VolumeFunctor {
