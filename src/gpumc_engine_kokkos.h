@@ -98,12 +98,18 @@ KOKKOS_INLINE_FUNCTION int cell_index(const Grid &g, const int c[3])
   return (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
 }
 
+// Cell t of a periodic row of n cells wrapped into 0..n-1, and its image w: t = cell + w n.
+KOKKOS_INLINE_FUNCTION int wrap_cell(int t, int n, int &w)
+{
+  w = t >= 0 ? t / n : -((-t + n - 1) / n);
+  return t - w * n;
+}
+
 // Cell and periodic shift of window offset k along one dimension (n cells, side len) from c0.
 KOKKOS_INLINE_FUNCTION void window_cell(int n, double len, int c0, int k, int &cell, double &shift)
 {
-  const int t = c0 - REACH + k;
-  const int w = t >= 0 ? t / n : -((-t + n - 1) / n);
-  cell = t - w * n;
+  int w;
+  cell = wrap_cell(c0 - REACH + k, n, w);
   shift = w * len;
 }
 
@@ -159,14 +165,12 @@ struct CellData {
   // the cell that padded cell p holds, and its image along x (in box lengths)
   KOKKOS_INLINE_FUNCTION int padded_cell(int p, int &image) const
   {
-    const int x = p % row_padded() - REACH;
-    image = x >= 0 ? x / g.n[0] : -((-x + g.n[0] - 1) / g.n[0]);
-    return (p / row_padded()) * g.n[0] + x - image * g.n[0];
+    return (p / row_padded()) * g.n[0] + wrap_cell(p % row_padded() - REACH, g.n[0], image);
   }
-  // the padded cell of cell (x, y, z) itself (image 0)
-  KOKKOS_INLINE_FUNCTION int padded_of(const int c0[3]) const
+  // the padded cell that holds a cell itself (image 0)
+  KOKKOS_INLINE_FUNCTION int padded_of(int cell) const
   {
-    return (c0[2] * g.n[1] + c0[1]) * row_padded() + c0[0] + REACH;
+    return (cell / g.n[0]) * row_padded() + cell % g.n[0] + REACH;
   }
   // Coordinate d of a position scaled with the box into the volume trial's box (the host engine's
   // arithmetic); rounding at the upper face stays inside, so the atom keeps its cell and slot.
@@ -454,14 +458,13 @@ struct PairEnergyFunctor {
     double *lrsq = list_rsq.data() + 2 * group * my;
     int *lpc = list_pc.data() + 2 * group * my;
 
-    double lo[3], len[3];
-    c.box(trial ? DS_TRIAL_LO : DS_LO, trial ? DS_TRIAL_LEN : DS_LEN, lo, len);
+    const int len_at = trial ? DS_TRIAL_LEN : DS_LEN;    // the box's sides: the rows' periodic shifts
     const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
     // The slot table: slot s holds candidates end[s-1]..end[s]-1 of the cell (in this order), at
     // copy positions base[s] + k, shifted by shift[2s], shift[2s+1] along y and z. Lane r lists
     // row r (0: the centre row, x offsets 1..2; 1..12: whole rows, x offsets -2..2); the own
     // cell's atoms (slot ROWS) follow the rows.
-    const int own_begin = c.pad_start(c.padded_of(c0)), ni = c.count(cell);
+    const int own_begin = c.pad_start(c.padded_of(cell)), ni = c.count(cell);
     int total = 0;
     for (int r0 = 0; r0 <= ROWS; r0 += group) {
       const int r = r0 + lane;
@@ -469,8 +472,8 @@ struct PairEnergyFunctor {
       double sy = 0.0, sz = 0.0;
       if (r < ROWS) {
         int cy, cz;
-        window_cell(c.g.n[1], len[1], c0[1], (12 + r) % W, cy, sy);
-        window_cell(c.g.n[2], len[2], c0[2], (12 + r) / W, cz, sz);
+        window_cell(c.g.n[1], c.scalar(len_at + 1), c0[1], (12 + r) % W, cy, sy);
+        window_cell(c.g.n[2], c.scalar(len_at + 2), c0[2], (12 + r) / W, cz, sz);
         const int row_cell = (cz * c.g.n[1] + cy) * c.row_padded() + c0[0] + REACH;    // x offset 0
         b = c.pad_start(row_cell + (r == 0 ? 1 : -REACH));
         row_len = c.pad_start(row_cell + REACH + 1) - b;
@@ -1027,8 +1030,7 @@ struct VolumeFunctor {
     if (!c.counter(DC_TRIAL_ACCEPTED)) return;
     const int cell = k / c.g.cap, s = k % c.g.cap;
     if (s >= c.count(cell)) return;
-    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
-    const int e = c.pad_start(c.padded_of(c0)) + s;
+    const int e = c.pad_start(c.padded_of(cell)) + s;
     c.sx(k) = c.ox(e);
     c.sy(k) = c.oy(e);
     c.sz(k) = c.oz(e);
