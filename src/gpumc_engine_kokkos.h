@@ -1599,12 +1599,16 @@ struct CheckerDecideFunctor {
   CounterRNG rng{0, 0};
   uint64_t sweep;
   double beta, dmax;
+  // atoms of the sweep's fullest cell: the scratch arrays' length (not the cells' capacity, which
+  // keeps a margin: the smaller scratch lets more teams share a multiprocessor)
+  int fullest = 0;
 
   static size_t hot_bytes(int cell_cap)
   {
     return 7 * ScratchD::shmem_size(cell_cap) + ScratchK::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap);
   }
-  static size_t cold_bytes(int corr_cap) { return ScratchD::shmem_size(corr_cap); }
+  static size_t cold_bytes(int cell_cap) { return ScratchD::shmem_size(pair_entries(cell_cap)); }
+  KOKKOS_INLINE_FUNCTION static int pair_entries(int n) { return n * (n - 1) / 2; }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const
   {
@@ -1615,11 +1619,12 @@ struct CheckerDecideFunctor {
     const int n = d.count(cell);
     if (n == 0) return;
     const auto &hot = tm.team_scratch(hot_level);
-    ScratchD disp_x(hot, d.cap), disp_y(hot, d.cap), disp_z(hot, d.cap), test_u(hot, d.cap), test_log_u(hot, d.cap),
-        du(hot, d.cap), du_corr(hot, d.cap);
-    ScratchK key(hot, d.cap);
-    ScratchI state(hot, d.cap), order(hot, d.cap), accepted(hot, d.cap);
-    ScratchD corr(tm.team_scratch(cold_level), d.corr_cap);
+    const int m = fullest;
+    ScratchD disp_x(hot, m), disp_y(hot, m), disp_z(hot, m), test_u(hot, m), test_log_u(hot, m), du(hot, m),
+        du_corr(hot, m);
+    ScratchK key(hot, m);
+    ScratchI state(hot, m), order(hot, m), accepted(hot, m);
+    ScratchD corr(tm.team_scratch(cold_level), pair_entries(m));
 
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
       const CellTrial t = cell_trial(rng, sweep, cell, s, dmax);
@@ -2073,9 +2078,9 @@ class DeviceSystem {
     int order[8];
     checker_colour_order(rng, sweep, order);
     if (mixed_)
-      checker_colours<float>(g, order, window, beta, dmax, rng, sweep);
+      checker_colours<float>(g, order, fullest, window, beta, dmax, rng, sweep);
     else
-      checker_colours<double>(g, order, window, beta, dmax, rng, sweep);
+      checker_colours<double>(g, order, fullest, window, beta, dmax, rng, sweep);
     if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
     Kokkos::parallel_reduce("gpumc:checker_sum", Kokkos::RangePolicy<ExecSpace>(0, ncells),
                             kk::CheckerSumFunctor<DeviceType>{cb_}, cb_sums_);
@@ -2087,7 +2092,7 @@ class DeviceSystem {
   // The 8 colours of a checkerboard sweep, pair terms in precision Real: per colour, a kernel that
   // evaluates the trials and one that decides them.
   template <class Real>
-  void checker_colours(const CheckerGrid &g, const int order[8], int window, double beta, double dmax,
+  void checker_colours(const CheckerGrid &g, const int order[8], int fullest, int window, double beta, double dmax,
                        const CounterRNG &rng, uint64_t sweep)
   {
     using F = kk::CheckerTrialFunctor<DeviceType, Real>;
@@ -2128,10 +2133,10 @@ class DeviceSystem {
         with_scratch(light(Policy(nactive * f.teams_per_cell, team)), hot_level, cold_level, hot, cold);
 
     const int decide_team = on_host() ? 1 : 32;
-    const size_t d_hot = D::hot_bytes(cb_.cap), d_cold = D::cold_bytes(cb_.corr_cap);
+    const size_t d_hot = D::hot_bytes(fullest), d_cold = D::cold_bytes(fullest);
     int d_hot_level, d_cold_level;
     scratch_levels(d_hot, d_cold, decide_team, d_hot_level, d_cold_level);
-    D decide{cb_, c_.image, 0, warp_group(decide_team), d_hot_level, d_cold_level, rng, sweep, beta, dmax};
+    D decide{cb_, c_.image, 0, warp_group(decide_team), d_hot_level, d_cold_level, rng, sweep, beta, dmax, fullest};
     const auto decide_policy = with_scratch(light(typename D::Policy(nactive, decide_team)), d_hot_level,
                                             d_cold_level, d_hot, d_cold);
     for (int k = 0; k < 8; k++) {
