@@ -1270,7 +1270,7 @@ struct CheckerData {
   View<long *> accepted, trials;           // per cell
   // the colour being swept: per trial slot of its active cells, energy change and state; per pair
   // of slots, the correction (CheckerTrialFunctor)
-  int corr_cap = 0;                        // cap (cap - 1) / 2
+  int corr_cap = 0;                        // pair entries of a full cell: cap (cap - 1) / 2
   View<double *> trial_du, trial_corr;
   View<int *> trial_state;
 };
@@ -2102,7 +2102,7 @@ class DeviceSystem {
     if (window_cap > F::MAX_WINDOW)
       throw std::runtime_error("more than " + std::to_string(F::MAX_WINDOW) +
                                " atoms within reach of one checkerboard cell: too dense for the checkerboard kernel");
-    cb_.corr_cap = cb_.cap * (cb_.cap - 1) / 2;
+    cb_.corr_cap = D::pair_entries(cb_.cap);
     reuse_or_allocate(cb_.trial_du, "gpumc:checker_trial_du", (size_t) nactive * cb_.cap);
     reuse_or_allocate(cb_.trial_state, "gpumc:checker_trial_state", (size_t) nactive * cb_.cap);
     reuse_or_allocate(cb_.trial_corr, "gpumc:checker_trial_corr", std::max<size_t>((size_t) nactive * cb_.corr_cap, 1));
