@@ -76,6 +76,40 @@ constexpr int CANDIDATE_ROUNDS = 4;
 template <class ExecSpace, class T>
 using ScratchView = Kokkos::View<T *, typename ExecSpace::scratch_memory_space, Kokkos::MemoryUnmanaged>;
 
+// Arrays carved one after another out of a block of team scratch (16-byte aligned, as is each
+// array, for vector loads). bytes<T>(n) is what take<T>(n) uses.
+struct ScratchCarver {
+  static constexpr int ALIGN = 16;
+  char *next;
+  template <class T>
+  KOKKOS_INLINE_FUNCTION static size_t bytes(size_t n)
+  {
+    return (n * sizeof(T) + ALIGN - 1) / ALIGN * ALIGN;
+  }
+  template <class T>
+  KOKKOS_INLINE_FUNCTION T *take(size_t n)
+  {
+    T *p = reinterpret_cast<T *>(next);
+    next += bytes<T>(n);
+    return p;
+  }
+};
+
+// On a CUDA device, p (an address in the block's shared memory) as a pointer the compiler knows to
+// be shared: 32-bit shared-memory loads and stores instead of generic ones, which need 64-bit
+// address arithmetic (Kokkos's team scratch pointers are generic). Elsewhere p itself.
+template <class T>
+KOKKOS_INLINE_FUNCTION T *as_shared(T *p)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  extern __shared__ double gpumc_dynamic_shared[];
+  char *base = reinterpret_cast<char *>(gpumc_dynamic_shared);
+  return reinterpret_cast<T *>(base + (__cvta_generic_to_shared(p) - __cvta_generic_to_shared(base)));
+#else
+  return p;
+#endif
+}
+
 // Grid and slot layout of the cell list.
 struct Grid {
   int n[3];                // cells per side
@@ -1359,6 +1393,81 @@ KOKKOS_INLINE_FUNCTION int checker_pair_entry(int s, int t)
 // per trial slot: the trial's state
 enum CheckerTrialState : int { NOT_A_TRIAL = 0, LEAVES_CELL = 1, EVALUATED = 2 };
 
+// The atoms a checkerboard team stages, in its cell's frame: position and type. In single
+// precision one 16-byte record per atom (one load per candidate); in double precision separate
+// arrays (records of 32 bytes would not leave a SiO2 neighbourhood on chip).
+template <class Real>
+struct StagedAtoms {
+  Real *x, *y, *z;
+  short *t;
+  KOKKOS_INLINE_FUNCTION static size_t bytes(int n)
+  {
+    return 3 * ScratchCarver::bytes<Real>(n) + ScratchCarver::bytes<short>(n);
+  }
+  KOKKOS_INLINE_FUNCTION void carve(ScratchCarver &c, int n)
+  {
+    x = c.take<Real>(n);
+    y = c.take<Real>(n);
+    z = c.take<Real>(n);
+    t = c.take<short>(n);
+  }
+  KOKKOS_INLINE_FUNCTION void to_shared()
+  {
+    x = as_shared(x);
+    y = as_shared(y);
+    z = as_shared(z);
+    t = as_shared(t);
+  }
+  KOKKOS_INLINE_FUNCTION void set(int j, Real px, Real py, Real pz, int type) const
+  {
+    x[j] = px;
+    y[j] = py;
+    z[j] = pz;
+    t[j] = (short) type;
+  }
+  KOKKOS_INLINE_FUNCTION void position(int j, Real p[3]) const
+  {
+    p[0] = x[j];
+    p[1] = y[j];
+    p[2] = z[j];
+  }
+  KOKKOS_INLINE_FUNCTION int type(int j) const { return t[j]; }
+  KOKKOS_INLINE_FUNCTION void load(int j, Real p[3], int &type) const
+  {
+    position(j, p);
+    type = t[j];
+  }
+};
+
+template <>
+struct StagedAtoms<float> {
+  struct alignas(16) Atom {
+    float x, y, z;
+    int type;
+  };
+  Atom *atom;
+  KOKKOS_INLINE_FUNCTION static size_t bytes(int n) { return ScratchCarver::bytes<Atom>(n); }
+  KOKKOS_INLINE_FUNCTION void carve(ScratchCarver &c, int n) { atom = c.take<Atom>(n); }
+  KOKKOS_INLINE_FUNCTION void to_shared() { atom = as_shared(atom); }
+  KOKKOS_INLINE_FUNCTION void set(int j, float px, float py, float pz, int type) const { atom[j] = Atom{px, py, pz, type}; }
+  KOKKOS_INLINE_FUNCTION void position(int j, float p[3]) const
+  {
+    const Atom a = atom[j];
+    p[0] = a.x;
+    p[1] = a.y;
+    p[2] = a.z;
+  }
+  KOKKOS_INLINE_FUNCTION int type(int j) const { return atom[j].type; }
+  KOKKOS_INLINE_FUNCTION void load(int j, float p[3], int &type) const
+  {
+    const Atom a = atom[j];
+    p[0] = a.x;
+    p[1] = a.y;
+    p[2] = a.z;
+    type = a.type;
+  }
+};
+
 // A team of the first kernel: active cell a's trials first .. first + per_team - 1.
 //  1. The team stages the atoms of the 27 cells around the cell in scratch memory, in the cell's
 //     own frame (cell offset times width plus the position in the neighbour's frame: exact
@@ -1371,8 +1480,10 @@ enum CheckerTrialState : int { NOT_A_TRIAL = 0, LEAVES_CELL = 1, EVALUATED = 2 }
 //     parallel. Its lanes then compute the trial's corrections with the cell's lower slots.
 //
 // Real: the precision of the staged cell-frame positions, the distances and the pair terms
-// (float in mixed precision); the stay-in-cell test and all sums are double.
-template <class DeviceType, class Real>
+// (float in mixed precision); the stay-in-cell test and all sums are double. WARP: the CUDA path
+// with the hot scratch on chip and a warp per trial, both known to the compiler (shared-memory
+// loads, no run-time group size); otherwise any group size and scratch level.
+template <class DeviceType, class Real, bool WARP = false>
 struct CheckerTrialFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   // teams of at most 256 threads, at most 80 registers each: registers allow 6 default teams of
@@ -1384,9 +1495,7 @@ struct CheckerTrialFunctor {
   using ScratchR = Scratch<Real>;
   using ScratchD = Scratch<double>;
   using ScratchI = Scratch<int>;
-  using ScratchS = Scratch<short>;
   // lists of 16-bit indices of the staged atoms
-  using ScratchL = Scratch<unsigned short>;
   static constexpr int MAX_WINDOW = 65535;
   CheckerData<DeviceType> d;
   Kokkos::View<PairCoeffT<Real> *, DeviceType> coeff;
@@ -1403,10 +1512,11 @@ struct CheckerTrialFunctor {
   double dmax;
 
   // scratch read in every candidate test: the staged atoms and the groups' candidate lists
-  static size_t hot_bytes(int window_cap, int team, int list_rounds)
+  KOKKOS_INLINE_FUNCTION static size_t hot_bytes(int window_cap, int team, int list_rounds)
   {
-    return 3 * ScratchR::shmem_size(window_cap) + ScratchS::shmem_size(window_cap) + ScratchI::shmem_size(28) +
-           ScratchI::shmem_size(27) + ScratchL::shmem_size((size_t) list_rounds * team);
+    using C = ScratchCarver;
+    return StagedAtoms<Real>::bytes(window_cap) + C::bytes<int>(28) + C::bytes<int>(27) +
+           C::bytes<unsigned short>((size_t) list_rounds * team);
   }
   // Rounds that list a whole neighbourhood at once (one pass of pair terms per trial), within
   // 16 KiB of lists per team; GPUMC_CHECKER_LIST_ROUNDS (a test hook) sets them.
@@ -1433,11 +1543,19 @@ struct CheckerTrialFunctor {
     const int n = d.count(cell);
     if (first >= n) return;
     const int last = first + per_team < n ? first + per_team : n;
-    const auto &hot = tm.team_scratch(hot_level);
-    ScratchR ux(hot, window_cap), uy(hot, window_cap), uz(hot, window_cap);
-    ScratchS ut(hot, window_cap);
-    ScratchI offset(hot, 28), ncell(hot, 27);
-    ScratchL list(hot, list_rounds * team);
+    const int group = WARP ? 32 : this->group;
+    ScratchCarver carve{(char *) tm.team_scratch(hot_level)
+                            .get_shmem_aligned(hot_bytes(window_cap, team, list_rounds), ScratchCarver::ALIGN)};
+    StagedAtoms<Real> atoms;
+    atoms.carve(carve, window_cap);
+    int *offset = carve.take<int>(28), *ncell = carve.take<int>(27);
+    unsigned short *list = carve.take<unsigned short>((size_t) list_rounds * team);
+    if (WARP) {
+      atoms.to_shared();
+      offset = as_shared(offset);
+      ncell = as_shared(ncell);
+      list = as_shared(list);
+    }
     const auto &mem = tm.team_scratch(cold_level);
     ScratchR nx(mem, d.cap), ny(mem, d.cap), nz(mem, d.cap);    // trial positions in the cell frame
     ScratchI state(mem, d.cap);
@@ -1448,25 +1566,23 @@ struct CheckerTrialFunctor {
       int off[3];
       const int nc = checker_neighbour(g, c0, w, off);
       if (final) {
-        offset(w) = part;
-        ncell(w) = nc;
+        offset[w] = part;
+        ncell[w] = nc;
         for (int k = 0; k < 3; k++) shift(3 * w + k) = off[k] * g.w[k];
       }
       part += d.count(nc);
-      if (final && w == 26) offset(27) = part;
+      if (final && w == 26) offset[27] = part;
     });
     tm.team_barrier();
     // one staged atom per thread (independent loads), its cell found among the 27 offsets
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, offset(27)), [&](const int o) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, offset[27]), [&](const int o) {
       int w = 0;    // the last cell whose offset is <= o (binary search: 5 steps)
       for (int step = 16; step > 0; step >>= 1)
-        if (w + step < 27 && offset(w + step) <= o) w += step;
-      const int s = o - offset(w), k = ncell(w) * d.cap + s;
+        if (w + step < 27 && offset[w + step] <= o) w += step;
+      const int s = o - offset[w], k = ncell[w] * d.cap + s;
       const double u[3] = {d.sux(k), d.suy(k), d.suz(k)};
-      ux(o) = (Real) (shift(3 * w) + u[0]);
-      uy(o) = (Real) (shift(3 * w + 1) + u[1]);
-      uz(o) = (Real) (shift(3 * w + 2) + u[2]);
-      ut(o) = d.stype(k);
+      atoms.set(o, (Real) (shift(3 * w) + u[0]), (Real) (shift(3 * w + 1) + u[1]), (Real) (shift(3 * w + 2) + u[2]),
+                d.stype(k));
       if (w != 0) return;
       // one of the cell's own atoms (slot s = o): its trial, and whether it stays in the cell. In
       // the cell's frame u_old + disp answers, unless it lies within round-off of a face: then the
@@ -1501,13 +1617,14 @@ struct CheckerTrialFunctor {
     tm.team_barrier();
 
     // 2. the team's trials against the starting configuration, a group per trial
-    const int nstage = offset(27), ngroups = team / group;
+    const int nstage = offset[27], ngroups = team / group;
     const int my_group = tm.team_rank() / group, lane = tm.team_rank() % group;
     const int chunk = list_rounds * group;
     for (int s = first + my_group; s < last; s += ngroups) {
-      const int itype = ut(s);
       const Real un[3] = {nx(s), ny(s), nz(s)};
-      const Real uo[3] = {ux(s), uy(s), uz(s)};
+      Real uo[3];
+      int itype;
+      atoms.load(s, uo, itype);
       double part = 0.0;
       if (state(s) == EVALUATED) {
         const Real cutsq = (Real) row_cutsq(itype);
@@ -1529,23 +1646,29 @@ struct CheckerTrialFunctor {
             for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
               const int j = first_j + (r0 + u) * group + lane;
               near[u] = false;
-              if (j < nstage && j != s) near[u] = distance_sq(mid, ux(j), uy(j), uz(j)) < reach_sq;
+              if (j < nstage && j != s) {
+                Real q[3];
+                atoms.position(j, q);
+                near[u] = distance_sq(mid, q) < reach_sq;
+              }
             }
             for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
               int added;
               const int slot = group_append(near[u], group, lane, added);
               if (slot >= 0)
-                list(my_group * chunk + nlisted + slot) = (unsigned short) (first_j + (r0 + u) * group + lane);
+                list[my_group * chunk + nlisted + slot] = (unsigned short) (first_j + (r0 + u) * group + lane);
               nlisted += added;
             }
           }
           // pass 2: the listed pair terms, lanes in parallel
           group_sync(group);
           for (int q = lane; q < nlisted; q += group) {
-            const int j = list(my_group * chunk + q);
-            const PairCoeffT<Real> &pc = row[ut(j)];
-            part += (double) pair_energy(pc, distance_sq(un, ux(j), uy(j), uz(j)));
-            part -= (double) pair_energy(pc, distance_sq(uo, ux(j), uy(j), uz(j)));
+            Real p[3];
+            int jtype;
+            atoms.load(list[my_group * chunk + q], p, jtype);
+            const PairCoeffT<Real> &pc = row[jtype];
+            part += (double) pair_energy(pc, distance_sq(un, p));
+            part -= (double) pair_energy(pc, distance_sq(uo, p));
           }
           group_sync(group);    // the list is refilled by the next chunk
         }
@@ -1556,8 +1679,11 @@ struct CheckerTrialFunctor {
       for (int t = lane; t < s; t += group) {
         double corr = 0.0;
         if (state(s) == EVALUATED && state(t) == EVALUATED) {
-          const PairCoeffT<Real> &pc = coeff(itype * nt1 + ut(t));
-          const Real was_t[3] = {ux(t), uy(t), uz(t)}, now_t[3] = {nx(t), ny(t), nz(t)};
+          Real was_t[3];
+          int ttype;
+          atoms.load(t, was_t, ttype);
+          const PairCoeffT<Real> &pc = coeff(itype * nt1 + ttype);
+          const Real now_t[3] = {nx(t), ny(t), nz(t)};
           corr = (double) pair_energy(pc, distance_sq(un, now_t)) - (double) pair_energy(pc, distance_sq(un, was_t)) -
               (double) pair_energy(pc, distance_sq(uo, now_t)) + (double) pair_energy(pc, distance_sq(uo, was_t));
         }
@@ -2096,20 +2222,21 @@ class DeviceSystem {
                        const CounterRNG &rng, uint64_t sweep)
   {
     using F = kk::CheckerTrialFunctor<DeviceType, Real>;
-    using D = kk::CheckerDecideFunctor<DeviceType>;
     const int nactive = checker_active_count(g);
     const int window_cap = std::max(window, 1);
     if (window_cap > F::MAX_WINDOW)
       throw std::runtime_error("more than " + std::to_string(F::MAX_WINDOW) +
                                " atoms within reach of one checkerboard cell: too dense for the checkerboard kernel");
-    cb_.corr_cap = D::pair_entries(cb_.cap);
+    cb_.corr_cap = kk::CheckerDecideFunctor<DeviceType>::pair_entries(cb_.cap);
     reuse_or_allocate(cb_.trial_du, "gpumc:checker_trial_du", (size_t) nactive * cb_.cap);
     reuse_or_allocate(cb_.trial_state, "gpumc:checker_trial_state", (size_t) nactive * cb_.cap);
     reuse_or_allocate(cb_.trial_corr, "gpumc:checker_trial_corr", std::max<size_t>((size_t) nactive * cb_.corr_cap, 1));
 
     int team = checker_team_size();
     const int list_rounds = F::list_rounds_for(window_cap, team, warp_group(team));
-    const size_t hot = F::hot_bytes(window_cap, team, list_rounds), cold = F::cold_bytes(cb_.cap);
+    // (ALIGN: room to align the block the kernel carves)
+    const size_t hot = F::hot_bytes(window_cap, team, list_rounds) + kk::ScratchCarver::ALIGN,
+                 cold = F::cold_bytes(cb_.cap);
     int hot_level, cold_level;
     scratch_levels(hot, cold, team, hot_level, cold_level);
     F f{cb_, c_.coeff_view(Real()), c_.row_cutsq, c_.nt1, 0, window_cap, team, warp_group(team), 0, 0, list_rounds,
@@ -2132,6 +2259,7 @@ class DeviceSystem {
     const auto policy =
         with_scratch(light(Policy(nactive * f.teams_per_cell, team)), hot_level, cold_level, hot, cold);
 
+    using D = kk::CheckerDecideFunctor<DeviceType>;
     const int decide_team = on_host() ? 1 : 32;
     const size_t d_hot = D::hot_bytes(fullest), d_cold = D::cold_bytes(fullest);
     int d_hot_level, d_cold_level;
@@ -2139,12 +2267,24 @@ class DeviceSystem {
     D decide{cb_, c_.image, 0, warp_group(decide_team), d_hot_level, d_cold_level, rng, sweep, beta, dmax, fullest};
     const auto decide_policy = with_scratch(light(typename D::Policy(nactive, decide_team)), d_hot_level,
                                             d_cold_level, d_hot, d_cold);
-    for (int k = 0; k < 8; k++) {
-      f.colour = decide.colour = order[k];
-      Kokkos::parallel_for(std::is_same<Real, float>::value ? "gpumc:checker_trials_mixed" : "gpumc:checker_trials",
-                           policy, f);
-      Kokkos::parallel_for("gpumc:checker_decide", decide_policy, decide);
+    const char *label = std::is_same<Real, float>::value ? "gpumc:checker_trials_mixed" : "gpumc:checker_trials";
+    auto colours = [&](auto trials) {
+      for (int k = 0; k < 8; k++) {
+        trials.colour = decide.colour = order[k];
+        Kokkos::parallel_for(label, policy, trials);
+        Kokkos::parallel_for("gpumc:checker_decide", decide_policy, decide);
+      }
+    };
+    if constexpr (cuda_space()) {
+      if (f.group == 32 && hot_level == 0) {
+        colours(kk::CheckerTrialFunctor<DeviceType, Real, true>{f.d, f.coeff, f.row_cutsq, f.nt1, 0, f.window_cap,
+                                                               f.team, f.group, f.per_team, f.teams_per_cell,
+                                                               f.list_rounds, f.hot_level, f.cold_level, f.rng,
+                                                               f.sweep, f.dmax});
+        return;
+      }
     }
+    colours(f);
   }
 
   // The largest team the translation kernel of an algorithm can run with here: a host backend's
@@ -2234,6 +2374,14 @@ class DeviceSystem {
   }
 
   static bool on_host() { return std::is_same<ExecSpace, Kokkos::DefaultHostExecutionSpace>::value; }
+  static constexpr bool cuda_space()
+  {
+#ifdef KOKKOS_ENABLE_CUDA
+    return std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+    return false;
+#endif
+  }
   // v with n entries: its own allocation when it has that many already (contents left as they
   // are), else a new one. Each invocation of the fixes rebuilds the cell list, and fresh device
   // allocations cost more than the rest of the rebuild.

@@ -234,7 +234,8 @@ TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
       {"lj mix, 2 cells", fmt::format(LJ_MIX, ""), "gpumc/nvt", "10 1.2 777 tune no displace 0.2", 5},
       {"lj, 4 cells", lj_big, "gpumc/nvt", "2 1.0 778 tune no displace 0.15", 5},
       {"sio2, 4 cells", sio2_big, "gpumc/nvt", "2 4000.0 779 tune no displace 0.3", 2},
-      // teams of a size that is not a whole number of warps list candidates thread by thread
+      // teams of a size that is not a whole number of warps list candidates thread by thread (on a
+      // GPU the kernel's generic path; teams of whole warps take its warp path)
       {"lj, 4 cells, team of no whole warps", lj_big, "gpumc/nvt",
        fmt::format("2 1.0 781 tune no displace 0.15 team {}", on_gpu() ? 48 : 2), 3},
       {"lj npt tail", fmt::format(LJ_MIX, "") + "pair_modify tail yes\n", "gpumc/npt",
