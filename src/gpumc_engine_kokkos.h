@@ -1431,7 +1431,6 @@ struct StagedAtoms {
     p[1] = y[j];
     p[2] = z[j];
   }
-  KOKKOS_INLINE_FUNCTION int type(int j) const { return t[j]; }
   KOKKOS_INLINE_FUNCTION void load(int j, Real p[3], int &type) const
   {
     position(j, p);
@@ -1452,12 +1451,9 @@ struct StagedAtoms<float> {
   KOKKOS_INLINE_FUNCTION void set(int j, float px, float py, float pz, int type) const { atom[j] = Atom{px, py, pz, type}; }
   KOKKOS_INLINE_FUNCTION void position(int j, float p[3]) const
   {
-    const Atom a = atom[j];
-    p[0] = a.x;
-    p[1] = a.y;
-    p[2] = a.z;
+    int type;    // (the record is one load either way)
+    load(j, p, type);
   }
-  KOKKOS_INLINE_FUNCTION int type(int j) const { return atom[j].type; }
   KOKKOS_INLINE_FUNCTION void load(int j, float p[3], int &type) const
   {
     const Atom a = atom[j];
@@ -1480,15 +1476,18 @@ struct StagedAtoms<float> {
 //     parallel. Its lanes then compute the trial's corrections with the cell's lower slots.
 //
 // Real: the precision of the staged cell-frame positions, the distances and the pair terms
-// (float in mixed precision); the stay-in-cell test and all sums are double. WARP: the CUDA path
-// with the hot scratch on chip and a warp per trial, both known to the compiler (shared-memory
-// loads, no run-time group size); otherwise any group size and scratch level.
-template <class DeviceType, class Real, bool WARP = false>
+// (float in mixed precision); the stay-in-cell test and all sums are double. Launched with
+// WarpPolicy (TagWarp), the kernel takes the CUDA path with the hot scratch on chip and a warp per
+// trial, both known to the compiler (shared-memory loads, no run-time group size); with Policy,
+// any group size and scratch level.
+template <class DeviceType, class Real>
 struct CheckerTrialFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   // teams of at most 256 threads, at most 80 registers each: registers allow 6 default teams of
   // 128 per multiprocessor (the shared memory of a SiO2 neighbourhood in double precision, 4)
   using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 3>>;
+  struct TagWarp {};
+  using WarpPolicy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 3>, TagWarp>;
   using Member = typename Policy::member_type;
   template <class T>
   using Scratch = ScratchView<ExecSpace, T>;
@@ -1534,7 +1533,11 @@ struct CheckerTrialFunctor {
     return 3 * ScratchR::shmem_size(cell_cap) + ScratchI::shmem_size(cell_cap) + ScratchD::shmem_size(3 * 27);
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const { trials<false>(tm); }
+  KOKKOS_INLINE_FUNCTION void operator()(TagWarp, const Member &tm) const { trials<true>(tm); }
+
+  template <bool WARP>
+  KOKKOS_INLINE_FUNCTION void trials(const Member &tm) const
   {
     const CheckerGrid &g = d.g;
     const int a = tm.league_rank() / teams_per_cell, first = (tm.league_rank() % teams_per_cell) * per_team;
@@ -1550,7 +1553,7 @@ struct CheckerTrialFunctor {
     atoms.carve(carve, window_cap);
     int *offset = carve.take<int>(28), *ncell = carve.take<int>(27);
     unsigned short *list = carve.take<unsigned short>((size_t) list_rounds * team);
-    if (WARP) {
+    if constexpr (WARP) {
       atoms.to_shared();
       offset = as_shared(offset);
       ncell = as_shared(ncell);
@@ -2256,8 +2259,6 @@ class DeviceSystem {
     }
     f.per_team = (team / f.group) * checker_trials_per_group(cb_.cap);
     f.teams_per_cell = (cb_.cap + f.per_team - 1) / f.per_team;
-    const auto policy =
-        with_scratch(light(Policy(nactive * f.teams_per_cell, team)), hot_level, cold_level, hot, cold);
 
     using D = kk::CheckerDecideFunctor<DeviceType>;
     const int decide_team = on_host() ? 1 : 32;
@@ -2268,23 +2269,23 @@ class DeviceSystem {
     const auto decide_policy = with_scratch(light(typename D::Policy(nactive, decide_team)), d_hot_level,
                                             d_cold_level, d_hot, d_cold);
     const char *label = std::is_same<Real, float>::value ? "gpumc:checker_trials_mixed" : "gpumc:checker_trials";
-    auto colours = [&](auto trials) {
+    // the 8 colours, the trial kernel launched by a policy of policy_type's type (Policy or WarpPolicy)
+    auto colours = [&](auto policy_type) {
+      const auto trials_policy = with_scratch(light(decltype(policy_type)(nactive * f.teams_per_cell, team)),
+                                              hot_level, cold_level, hot, cold);
       for (int k = 0; k < 8; k++) {
-        trials.colour = decide.colour = order[k];
-        Kokkos::parallel_for(label, policy, trials);
+        f.colour = decide.colour = order[k];
+        Kokkos::parallel_for(label, trials_policy, f);
         Kokkos::parallel_for("gpumc:checker_decide", decide_policy, decide);
       }
     };
     if constexpr (cuda_space()) {
       if (f.group == 32 && hot_level == 0) {
-        colours(kk::CheckerTrialFunctor<DeviceType, Real, true>{f.d, f.coeff, f.row_cutsq, f.nt1, 0, f.window_cap,
-                                                               f.team, f.group, f.per_team, f.teams_per_cell,
-                                                               f.list_rounds, f.hot_level, f.cold_level, f.rng,
-                                                               f.sweep, f.dmax});
+        colours(typename F::WarpPolicy());
         return;
       }
     }
-    colours(f);
+    colours(Policy());
   }
 
   // The largest team the translation kernel of an algorithm can run with here: a host backend's
