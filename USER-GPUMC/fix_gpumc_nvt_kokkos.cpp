@@ -84,27 +84,28 @@ void FixGpumcNVTKokkos<DeviceType>::run_invocation()
   const uint64_t nmobile = conf.mobile.extent(0);
   const int nvol = npt ? vmoves : 0;
   uint64_t trials = 0, vtrials = 0;
-  for (bigint s = 0; s < nsweeps; s++) {
-    if (checkerboard) {
-      try {
-        engine->checkerboard_sweep(conf.mobile, beta, dmax, checker_rng, total_sweeps);
-      } catch (std::runtime_error &e) {
-        error->one(FLERR, "{}: {}", style_name(), e.what());
+  // (checkerboard sweeps are not waited for: the engine catches up, and may then throw, when it
+  // is next read)
+  try {
+    for (bigint s = 0; s < nsweeps; s++) {
+      if (checkerboard) engine->checkerboard_sweep(conf.mobile, beta, dmax, checker_rng, total_sweeps);
+      // the sequential chain's translations, or only the volume trials after a checkerboard sweep
+      const uint64_t nseq = checkerboard ? 0 : nmobile;
+      if (nseq > 0 || nvol > 0)
+        engine->sweep(conf.mobile, beta, dmax, trans_rng, trans_trials + trials, nseq, nvol, volume_scheme, vstep,
+                      pressure_energy, vol_rng, vol_trials + vtrials);
+      trials += nseq;
+      vtrials += nvol;
+      total_sweeps++;
+      if (check_due()) {
+        energy = engine->running_energy();
+        record_check(engine->canonical_total_energy());
+        engine->set_running_energy(energy);
       }
     }
-    // the sequential chain's translations, or only the volume trials after a checkerboard sweep
-    const uint64_t nseq = checkerboard ? 0 : nmobile;
-    if (nseq > 0 || nvol > 0)
-      engine->sweep(conf.mobile, beta, dmax, trans_rng, trans_trials + trials, nseq, nvol, volume_scheme, vstep,
-                    pressure_energy, vol_rng, vol_trials + vtrials);
-    trials += nseq;
-    vtrials += nvol;
-    total_sweeps++;
-    if (check_due()) {
-      energy = engine->running_energy();
-      record_check(engine->canonical_total_energy());
-      engine->set_running_energy(energy);
-    }
+    engine->settle();
+  } catch (std::runtime_error &e) {
+    error->one(FLERR, "{}: {}", style_name(), e.what());
   }
   energy = engine->running_energy();
   if (checkerboard) trials = engine->counter(gpumc::DC_CHECKER_TRIALS);

@@ -58,8 +58,8 @@ enum DeviceCounter : int {
   DC_TRANS_ACCEPTED = 0,
   DC_VOL_ACCEPTED = 1,
   DC_STOPPED = 2,          // 1 when the chain stopped before a move it could not carry out
-  DC_STOP_MOVE = 3,        // translation or volume move at which it stopped
-  DC_STOP_KIND = 4,        // 0: translation, 1: volume
+  DC_STOP_MOVE = 3,        // translation or volume move (or checkerboard sweep) at which it stopped
+  DC_STOP_KIND = 4,        // 0: translation, 1: volume, 2: checkerboard sweep
   DC_TRIAL_ACTIVE = 5,     // the current volume trial is inside the allowed region
   DC_TRIAL_ACCEPTED = 6,   // the current volume trial was accepted
   DC_CHECKER_TRIALS = 7,   // translation trials of checkerboard sweeps
@@ -71,6 +71,15 @@ namespace kk {
 constexpr int REACH = 2;    // cells per cutoff
 // rounds of candidates a thread tests before listing them: independent work to hide latency
 constexpr int CANDIDATE_ROUNDS = 4;
+
+// v with n entries: its own allocation when it has that many already (contents left as they are),
+// else a new one. Every invocation of the styles refills these arrays, and fresh device
+// allocations cost more than the rest of the work per invocation.
+template <class V>
+void reuse_or_allocate(V &v, const char *label, size_t n)
+{
+  if (v.data() == nullptr || v.extent(0) != n) v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
+}
 
 // A team's scratch memory viewed as an array of T (the kernels' on-chip or level-1 arrays).
 template <class ExecSpace, class T>
@@ -112,9 +121,9 @@ KOKKOS_INLINE_FUNCTION T *as_shared(T *p)
 
 // Grid and slot layout of the cell list.
 struct Grid {
-  int n[3];                // cells per side
-  int cap;                 // slots per cell
-  double min_width;        // narrowest cell that still covers the cutoff
+  int n[3] = {1, 1, 1};    // cells per side
+  int cap = 0;             // slots per cell
+  double min_width = 0.0;  // narrowest cell that still covers the cutoff
 };
 
 // Cell coordinates of a position (clamped into the grid).
@@ -247,6 +256,24 @@ struct PositionsFunctor {
   }
 };
 
+// Atoms per type (index 0..ntypes), an array reduction: a fixed order for a given launch.
+template <class DeviceType>
+struct TypeCountFunctor {
+  using value_type = long[];
+  using size_type = int;
+  const unsigned value_count;
+  Kokkos::View<int *, DeviceType> type;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, value_type count) const { count[type(i)] += 1; }
+  KOKKOS_INLINE_FUNCTION void init(value_type count) const
+  {
+    for (unsigned k = 0; k < value_count; k++) count[k] = 0;
+  }
+  KOKKOS_INLINE_FUNCTION void join(value_type dst, const value_type src) const
+  {
+    for (unsigned k = 0; k < value_count; k++) dst[k] += src[k];
+  }
+};
+
 // Cell list construction: count (atomically), fullest cell, slots, then each cell sorted by ID.
 template <class DeviceType>
 struct CellBuildFunctor {
@@ -296,14 +323,23 @@ struct CellBuildFunctor {
   }
 };
 
-// Order-independent fingerprint of positions and types (a sum of per-atom hashes).
+// Order-independent fingerprint of positions and types (a sum of per-atom hashes), from the
+// positions in atom order when x is set, else from the cell slots (which hold the same numbers).
 template <class DeviceType>
 struct FingerprintFunctor {
   CellData<DeviceType> c;
+  Kokkos::View<double *[3], DeviceType> x;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, uint64_t &acc) const
   {
-    const int k = c.cell_of(i) * c.g.cap + c.slot_of(i);
-    const double v[3] = {c.sx(k), c.sy(k), c.sz(k)};
+    double v[3];
+    if (x.data()) {
+      for (int d = 0; d < 3; d++) v[d] = x(i, d);
+    } else {
+      const int k = c.cell_of(i) * c.g.cap + c.slot_of(i);
+      v[0] = c.sx(k);
+      v[1] = c.sy(k);
+      v[2] = c.sz(k);
+    }
     uint64_t m = 0x9e3779b97f4a7c15ULL * (uint64_t) (i + 1) ^ (uint64_t) c.type(i);
     for (int d = 0; d < 3; d++) {
       uint64_t bits;
@@ -1307,12 +1343,20 @@ struct CheckerData {
   int corr_cap = 0;                        // pair entries of a full cell: cap (cap - 1) / 2
   View<double *> trial_du, trial_corr;
   View<int *> trial_state;
+  // the engine's counters: a sweep whose cells outgrew their room stops the sweeps after it
+  // (CheckerGuardFunctor), and every kernel of a stopped sweep does nothing
+  View<long *> counter;
+  KOKKOS_INLINE_FUNCTION bool stopped() const { return counter(DC_STOPPED) != 0; }
+};
+
+// A sweep's fullest cell and the most atoms within reach of one cell (its 27-cell window).
+struct CheckerSizes {
+  int fullest, window;
 };
 
 template <class DeviceType>
 struct CheckerBuildFunctor {
   struct TagCount {};
-  struct TagSizes {};
   struct TagFill {};
   struct TagSort {};
   struct TagMobile {};
@@ -1329,19 +1373,9 @@ struct CheckerBuildFunctor {
     Kokkos::atomic_inc(&d.count(d.cell_of(i)));
   }
   // fullest cell and most atoms in the 27 cells around any cell: the sizes of the kernel's arrays
-  KOKKOS_INLINE_FUNCTION void operator()(TagSizes, const int cell, int &fullest, int &window) const
-  {
-    const int c0[3] = {cell % d.g.n[0], (cell / d.g.n[0]) % d.g.n[1], cell / (d.g.n[0] * d.g.n[1])};
-    int n = 0;
-    for (int w = 0; w < 27; w++) {
-      int off[3];
-      n += d.count(checker_neighbour(d.g, c0, w, off));
-    }
-    fullest = d.count(cell) > fullest ? d.count(cell) : fullest;
-    window = n > window ? n : window;
-  }
   KOKKOS_INLINE_FUNCTION void operator()(TagFill, const int i) const
   {
+    if (d.stopped()) return;    // (the cells may be fuller than their room)
     const int s = Kokkos::atomic_fetch_add(&d.count(d.cell_of(i)), 1);
     d.unsorted(d.cell_of(i) * d.cap + s) = i;
   }
@@ -1349,6 +1383,7 @@ struct CheckerBuildFunctor {
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(TagSort, const Member &tm) const
   {
+    if (d.stopped()) return;
     const int base = tm.league_rank() * d.cap, n = d.count(tm.league_rank());
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int a) {
       const int v = d.unsorted(base + a);
@@ -1364,6 +1399,47 @@ struct CheckerBuildFunctor {
       d.suz(base + rank) = u[2];
       d.stype(base + rank) = (short) d.type(v);
     });
+  }
+};
+
+// The sweep's sizes (CheckerSizes), reduced into device memory: the host does not wait for them.
+template <class DeviceType>
+struct CheckerSizesFunctor {
+  using value_type = CheckerSizes;
+  CheckerData<DeviceType> d;
+  KOKKOS_INLINE_FUNCTION void init(value_type &v) const { v.fullest = v.window = 0; }
+  KOKKOS_INLINE_FUNCTION void join(value_type &a, const value_type &b) const
+  {
+    a.fullest = b.fullest > a.fullest ? b.fullest : a.fullest;
+    a.window = b.window > a.window ? b.window : a.window;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(const int cell, value_type &v) const
+  {
+    const int c0[3] = {cell % d.g.n[0], (cell / d.g.n[0]) % d.g.n[1], cell / (d.g.n[0] * d.g.n[1])};
+    int n = 0;
+    for (int w = 0; w < 27; w++) {
+      int off[3];
+      n += d.count(checker_neighbour(d.g, c0, w, off));
+    }
+    v.fullest = d.count(cell) > v.fullest ? d.count(cell) : v.fullest;
+    v.window = n > v.window ? n : v.window;
+  }
+};
+
+// One thread: stops the sweeps from this one on if its cells outgrew the room that the host gave
+// their slots (cap) and the trial kernel's staged atoms (window_cap). The first stop is kept.
+template <class DeviceType>
+struct CheckerGuardFunctor {
+  Kokkos::View<CheckerSizes, DeviceType> sizes;
+  Kokkos::View<long *, DeviceType> counter;
+  int cap, window_cap;
+  uint64_t sweep;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const
+  {
+    if (counter(DC_STOPPED) || (sizes().fullest <= cap && sizes().window <= window_cap)) return;
+    counter(DC_STOPPED) = 1;
+    counter(DC_STOP_MOVE) = (long) sweep;
+    counter(DC_STOP_KIND) = 2;
   }
 };
 
@@ -1544,7 +1620,7 @@ struct CheckerTrialFunctor {
     int c0[3];
     const int cell = checker_active_cell(g, colour, a, c0);
     const int n = d.count(cell);
-    if (first >= n) return;
+    if (first >= n || d.stopped()) return;
     const int last = first + per_team < n ? first + per_team : n;
     const int group = WARP ? 32 : this->group;
     ScratchCarver carve{(char *) tm.team_scratch(hot_level)
@@ -1746,7 +1822,7 @@ struct CheckerDecideFunctor {
     int c0[3];
     const int cell = checker_active_cell(g, colour, a, c0);
     const int n = d.count(cell);
-    if (n == 0) return;
+    if (n == 0 || d.stopped()) return;
     const auto &hot = tm.team_scratch(hot_level);
     const int m = fullest;
     ScratchD disp_x(hot, m), disp_y(hot, m), disp_z(hot, m), test_u(hot, m), test_log_u(hot, m), du(hot, m),
@@ -1875,6 +1951,7 @@ struct CheckerAddFunctor {
   Kokkos::View<long *, DeviceType> counter;
   KOKKOS_INLINE_FUNCTION void operator()(const int) const
   {
+    if (counter(DC_STOPPED)) return;    // (its sums are zero: a stopped sweep decides nothing)
     scalar(DS_ENERGY) += sums().du;
     counter(DC_TRANS_ACCEPTED) += sums().accepted;
     counter(DC_CHECKER_TRIALS) += sums().trials;
@@ -1920,16 +1997,19 @@ class DeviceSystem {
   }
 
   // Atoms in atom-ID order: positions (n x 3) and types, and the box. Positions are wrapped into
-  // the box; image shifts count from zero.
+  // the box in place, and the engine keeps x as its positions until the cell list is first needed
+  // (a checkerboard sweep reads them in this order): the caller leaves x alone while the engine
+  // runs. Image shifts count from zero.
   void set_configuration(View<double *[3]> x, View<int *> type, const double lo[3], const double len[3])
   {
+    settle();
     natoms_ = (int) type.extent(0);
     for (int d = 0; d < 3; d++)
       if (!(len[d] >= 2.0 * cut_max_)) throw std::invalid_argument("box side shorter than twice the largest cutoff");
     c_.type = type;
-    reuse_or_allocate(c_.image, "gpumc:image", natoms_);    // (every entry is written before it is read)
-    reuse_or_allocate(c_.cell_of, "gpumc:cell", natoms_);
-    reuse_or_allocate(c_.slot_of, "gpumc:slot", natoms_);
+    kk::reuse_or_allocate(c_.image, "gpumc:image", natoms_);    // (every entry is written before it is read)
+    kk::reuse_or_allocate(c_.cell_of, "gpumc:cell", natoms_);
+    kk::reuse_or_allocate(c_.slot_of, "gpumc:slot", natoms_);
     auto h_scalar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.scalar);
     for (int d = 0; d < 3; d++) {
       h_scalar(DS_LO + d) = box_lo_[d] = lo[d];
@@ -1937,32 +2017,46 @@ class DeviceSystem {
     }
     Kokkos::deep_copy(c_.scalar, h_scalar);
     box_synced_ = true;
-    cells_stale_ = false;
-    // type counts for the tail correction
+    // type counts for the tail correction, counted on the device
     type_count_.assign(ntypes_ + 1, 0);
-    auto h_type = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), type);
-    for (int i = 0; i < natoms_; i++) type_count_[h_type(i)]++;
+    if (!tail_.empty()) {
+      Kokkos::View<long *, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> counts(type_count_.data(), ntypes_ + 1);
+      Kokkos::parallel_reduce("gpumc:type_count", Kokkos::RangePolicy<ExecSpace>(0, natoms_),
+                              kk::TypeCountFunctor<DeviceType>{(unsigned) ntypes_ + 1, type}, counts);
+    }
     kk::WrapFunctor<DeviceType> wrap{x, c_.image, {lo[0], lo[1], lo[2]}, {len[0], len[1], len[2]}};
     Kokkos::parallel_for("gpumc:wrap", Kokkos::RangePolicy<ExecSpace>(0, natoms_), wrap);
-    choose_grid(box_len_, c_.g);
-    fill_cells(x, 0);
+    cb_.x = x;
+    cells_stale_ = true;          // the cell list is filled from x when first needed (ensure_cells)
+    cb_mobile_stale_ = true;      // the caller may pass a new group in a reused array
   }
 
   int natoms() const { return natoms_; }
-  View<int *[3]> image_shifts() const { return c_.image; }
-
-  // Positions in atom-ID order (n x 3), gathered from the cell slots.
-  View<double *[3]> positions() const
+  View<int *[3]> image_shifts()
   {
-    View<double *[3]> x("gpumc:x", natoms_);
-    if (cells_stale_) {
-      Kokkos::deep_copy(x, cb_.x);
-      return x;
-    }
-    Kokkos::parallel_for("gpumc:positions", Kokkos::RangePolicy<ExecSpace>(0, natoms_),
-                         kk::PositionsFunctor<DeviceType>{c_, x});
-    return x;
+    settle();
+    return c_.image;
   }
+
+  // Positions in atom-ID order (n x 3): the engine's own array (gathered into it from the cell
+  // slots if they hold the positions), valid until the engine next moves atoms; copy to keep.
+  View<double *[3]> positions()
+  {
+    settle();
+    return atom_positions();
+  }
+
+ private:
+  View<double *[3]> atom_positions()
+  {
+    if (cells_stale_) return cb_.x;
+    kk::reuse_or_allocate(cb_.x, "gpumc:x", natoms_);
+    Kokkos::parallel_for("gpumc:positions", Kokkos::RangePolicy<ExecSpace>(0, natoms_),
+                         kk::PositionsFunctor<DeviceType>{c_, cb_.x});
+    return cb_.x;
+  }
+
+ public:
 
   // ---- energies ----
 
@@ -1972,6 +2066,7 @@ class DeviceSystem {
   // when `store` is set. Summed in a fixed order for a given cell list.
   double total_energy(bool store)
   {
+    settle();
     double lo[3], len[3];
     fetch_box(lo, len);
     ensure_cells();
@@ -1986,6 +2081,7 @@ class DeviceSystem {
   // sorted by atom ID) first, so that a chain split by restarts sums exactly as an unbroken one.
   double canonical_total_energy()
   {
+    settle();
     double lo[3], len[3];
     fetch_box(lo, len);
     auto x = positions();
@@ -1994,10 +2090,15 @@ class DeviceSystem {
     return total_energy(false);
   }
 
-  void set_running_energy(double e) { Kokkos::deep_copy(Kokkos::subview(c_.scalar, (int) DS_ENERGY), e); }
-
-  double running_energy() const
+  void set_running_energy(double e)
   {
+    settle();
+    Kokkos::deep_copy(Kokkos::subview(c_.scalar, (int) DS_ENERGY), e);
+  }
+
+  double running_energy()
+  {
+    settle();
     double e;
     Kokkos::deep_copy(e, Kokkos::subview(c_.scalar, (int) DS_ENERGY));
     return e;
@@ -2013,6 +2114,7 @@ class DeviceSystem {
              uint64_t nmoves, int nvol, int scheme, double vstep, double pressure_energy, const CounterRNG &vol_rng,
              uint64_t first_vol)
   {
+    settle();
     ensure_cells();
     uint64_t t_done = 0;
     int v_done = 0;
@@ -2070,6 +2172,7 @@ class DeviceSystem {
   // its insertions there; GPUMC_WIDOM_KERNEL=simple lets every insertion walk the cell list.
   double widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert, uint64_t &done)
   {
+    settle();
     ensure_cells();
     const Grid g = c_.g;
     kk::WidomArgs a;
@@ -2132,6 +2235,7 @@ class DeviceSystem {
   // Box after the invocation (from the device).
   void fetch_box(double lo[3], double len[3])
   {
+    settle();
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.scalar);
     for (int d = 0; d < 3; d++) {
       lo[d] = box_lo_[d] = h(DS_LO + d);
@@ -2146,7 +2250,46 @@ class DeviceSystem {
   // `mobile`: the checkerboard cells are filled from the positions, then the 8 colours run as 8
   // kernels of a team per cell. Afterwards the positions are held in atom order and the cell list
   // of the other kernels is rebuilt when one of them next needs it.
+  // The host does not wait for the sweep: its kernels are sized by the room that earlier sweeps
+  // measured, and a sweep whose cells outgrow it stops the sweeps after it on the device. The
+  // next call that reads the engine's state (or settle()) runs them again from that one, sized
+  // by its measured sizes, so the chain is the same as if every sweep had been measured.
   void checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t sweep)
+  {
+    const bool continues = pending_.count > 0 && pending_.mobile.data() == mobile.data() &&
+        pending_.mobile.extent(0) == mobile.extent(0) && pending_.beta == beta && pending_.dmax == dmax &&
+        pending_.rng.key == rng.key && pending_.first + pending_.count == sweep;
+    if (!continues) settle();
+    const bool measure = cb_room_.fullest == 0 || std::getenv("GPUMC_CHECKER_SYNC") != nullptr;
+    launch_checkerboard_sweep(mobile, beta, dmax, rng, sweep, measure);
+    if (measure) return;
+    if (pending_.count == 0) pending_ = PendingSweeps{mobile, beta, dmax, rng, sweep, 0};
+    pending_.count++;
+  }
+
+  // Waits for the pending checkerboard sweeps, and runs them again from one that stopped (the
+  // stopped one measured): each stop grows the room.
+  void settle()
+  {
+    while (pending_.count > 0) {
+      const PendingSweeps p = pending_;
+      pending_.count = 0;
+      auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.counter);
+      if (!h(DC_STOPPED)) return;
+      if (h(DC_STOP_KIND) != 2) throw std::logic_error("GPUMC Kokkos engine: a chain stop left pending");
+      const uint64_t stop = (uint64_t) h(DC_STOP_MOVE), end = p.first + p.count;
+      if (stop < p.first || stop >= end) throw std::logic_error("GPUMC Kokkos engine: a stop outside the pending sweeps");
+      Kokkos::deep_copy(Kokkos::subview(c_.counter, (int) DC_STOPPED), 0L);
+      for (uint64_t sw = stop; sw < end; sw++) launch_checkerboard_sweep(p.mobile, p.beta, p.dmax, p.rng, sw, sw == stop);
+      if (end > stop + 1) pending_ = PendingSweeps{p.mobile, p.beta, p.dmax, p.rng, stop + 1, end - stop - 1};
+    }
+  }
+
+ private:
+  // Sweep `sweep`, sized by the room that the host knows (measure: sized by its own sizes, read
+  // back first, with the room grown to fit them).
+  void launch_checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t sweep,
+                                 bool measure)
   {
     using B = kk::CheckerBuildFunctor<DeviceType>;
     double lo[3], len[3];
@@ -2156,15 +2299,18 @@ class DeviceSystem {
       throw std::runtime_error("box too small for the checkerboard decomposition: each side must hold two cells "
                                "as wide as the largest cutoff");
     if (ntypes_ > 32767) throw std::runtime_error("the checkerboard kernel stages atom types as short integers");
-    if (!cells_stale_) cb_.x = positions();
+    cb_.x = atom_positions();
     cb_.type = c_.type;
+    cb_.counter = c_.counter;
     if ((int) cb_.cell_of.extent(0) != natoms_) {
       cb_.cell_of = View<int *>("gpumc:checker_cell_of", natoms_);
       cb_.mobile = View<int *>("gpumc:checker_mobile", natoms_);
     }
-    if (mobile.data() != cb_mobile_source_.data() || mobile.extent(0) != cb_mobile_source_.extent(0)) {
+    if (cb_mobile_stale_ || mobile.data() != cb_mobile_source_.data() ||
+        mobile.extent(0) != cb_mobile_source_.extent(0)) {
       cb_mobile_source_ = mobile;
-      Kokkos::deep_copy(cb_.mobile, 0);
+      cb_mobile_stale_ = false;
+      Kokkos::deep_copy(ExecSpace(), cb_.mobile, 0);
       Kokkos::parallel_for("gpumc:checker_mobile",
                            Kokkos::RangePolicy<ExecSpace, typename B::TagMobile>(0, (int) mobile.extent(0)),
                            B{cb_, mobile});
@@ -2185,11 +2331,23 @@ class DeviceSystem {
     cb_.g = g;
     Kokkos::parallel_for("gpumc:checker_count", Kokkos::RangePolicy<ExecSpace, typename B::TagCount>(0, natoms_),
                          B{cb_, mobile});
-    int fullest = 0, window = 0;
-    Kokkos::parallel_reduce("gpumc:checker_sizes", Kokkos::RangePolicy<ExecSpace, typename B::TagSizes>(0, ncells),
-                            B{cb_, mobile}, Kokkos::Max<int>(fullest), Kokkos::Max<int>(window));
-    if (fullest > cb_.cap || (size_t) ncells * cb_.cap != cb_.atom.extent(0)) {
-      cb_.cap = std::max(cb_.cap, fullest + fullest / 4 + 4);
+    if (!cb_sizes_.data()) cb_sizes_ = View<kk::CheckerSizes>("gpumc:checker_sizes");
+    Kokkos::parallel_reduce("gpumc:checker_sizes", Kokkos::RangePolicy<ExecSpace>(0, ncells),
+                            kk::CheckerSizesFunctor<DeviceType>{cb_}, cb_sizes_);
+    if (measure) {
+      kk::CheckerSizes m;
+      Kokkos::deep_copy(m, cb_sizes_);
+      // room for the sweeps that follow: a margin over this one's sizes
+      cb_room_.fullest = std::max(cb_room_.fullest, m.fullest + m.fullest / 8 + 2);
+      cb_room_.window = std::max(cb_room_.window, m.window + m.window / 16 + 32);
+      if (cb_room_.fullest > cb_.cap) cb_.cap = m.fullest + m.fullest / 4 + 4;
+      cb_.cap = std::max(cb_.cap, cb_room_.fullest);
+    }
+    // GPUMC_CHECKER_ROOM=0 (a test hook): no room for a sweep that is not measured, so that every
+    // such sweep stops and runs again
+    const char *room_env = std::getenv("GPUMC_CHECKER_ROOM");
+    const kk::CheckerSizes room = !measure && room_env && std::atoi(room_env) == 0 ? kk::CheckerSizes{0, 0} : cb_room_;
+    if ((size_t) ncells * cb_.cap != cb_.atom.extent(0)) {
       cb_.atom = View<int *>("gpumc:checker_atom", (size_t) ncells * cb_.cap);
       cb_.unsorted = View<int *>("gpumc:checker_unsorted", (size_t) ncells * cb_.cap);
       cb_.sux = View<double *>("gpumc:checker_sux", (size_t) ncells * cb_.cap);
@@ -2197,6 +2355,8 @@ class DeviceSystem {
       cb_.suz = View<double *>("gpumc:checker_suz", (size_t) ncells * cb_.cap);
       cb_.stype = View<short *>("gpumc:checker_stype", (size_t) ncells * cb_.cap);
     }
+    Kokkos::parallel_for("gpumc:checker_guard", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                         kk::CheckerGuardFunctor<DeviceType>{cb_sizes_, c_.counter, room.fullest, room.window, sweep});
     Kokkos::deep_copy(ExecSpace(), cb_.count, 0);
     Kokkos::parallel_for("gpumc:checker_fill", Kokkos::RangePolicy<ExecSpace, typename B::TagFill>(0, natoms_),
                          B{cb_, mobile});
@@ -2207,9 +2367,9 @@ class DeviceSystem {
     int order[8];
     checker_colour_order(rng, sweep, order);
     if (mixed_)
-      checker_colours<float>(g, order, fullest, window, beta, dmax, rng, sweep);
+      checker_colours<float>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
     else
-      checker_colours<double>(g, order, fullest, window, beta, dmax, rng, sweep);
+      checker_colours<double>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
     if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
     Kokkos::parallel_reduce("gpumc:checker_sum", Kokkos::RangePolicy<ExecSpace>(0, ncells),
                             kk::CheckerSumFunctor<DeviceType>{cb_}, cb_sums_);
@@ -2231,9 +2391,9 @@ class DeviceSystem {
       throw std::runtime_error("more than " + std::to_string(F::MAX_WINDOW) +
                                " atoms within reach of one checkerboard cell: too dense for the checkerboard kernel");
     cb_.corr_cap = kk::CheckerDecideFunctor<DeviceType>::pair_entries(cb_.cap);
-    reuse_or_allocate(cb_.trial_du, "gpumc:checker_trial_du", (size_t) nactive * cb_.cap);
-    reuse_or_allocate(cb_.trial_state, "gpumc:checker_trial_state", (size_t) nactive * cb_.cap);
-    reuse_or_allocate(cb_.trial_corr, "gpumc:checker_trial_corr", std::max<size_t>((size_t) nactive * cb_.corr_cap, 1));
+    kk::reuse_or_allocate(cb_.trial_du, "gpumc:checker_trial_du", (size_t) nactive * cb_.cap);
+    kk::reuse_or_allocate(cb_.trial_state, "gpumc:checker_trial_state", (size_t) nactive * cb_.cap);
+    kk::reuse_or_allocate(cb_.trial_corr, "gpumc:checker_trial_corr", std::max<size_t>((size_t) nactive * cb_.corr_cap, 1));
 
     int team = checker_team_size();
     const int list_rounds = F::list_rounds_for(window_cap, team, warp_group(team));
@@ -2288,6 +2448,7 @@ class DeviceSystem {
     colours(Policy());
   }
 
+ public:
   // The largest team the translation kernel of an algorithm can run with here: a host backend's
   // thread pool, a GPU's block limits for that kernel's registers.
   static int max_team_size(bool checkerboard, bool mixed)
@@ -2302,25 +2463,30 @@ class DeviceSystem {
     return typename F::Policy(1, 1).team_size_max(F{}, Kokkos::ParallelForTag());
   }
 
-  long counter(int which) const
+  long counter(int which)
   {
+    settle();
     long v;
     Kokkos::deep_copy(v, Kokkos::subview(c_.counter, which));
     return v;
   }
 
-  void reset_counters() { Kokkos::deep_copy(c_.counter, 0L); }
+  void reset_counters()
+  {
+    settle();
+    Kokkos::deep_copy(c_.counter, 0L);
+  }
 
   // Order-independent fingerprint of positions, types and box (not the host's: compare within a
   // backend only).
   uint64_t fingerprint()
   {
+    settle();
     double lo[3], len[3];
     fetch_box(lo, len);
-    ensure_cells();
     uint64_t h = 0;
     Kokkos::parallel_reduce("gpumc:fingerprint", Kokkos::RangePolicy<ExecSpace>(0, natoms_),
-                            kk::FingerprintFunctor<DeviceType>{c_}, h);
+                            kk::FingerprintFunctor<DeviceType>{c_, cells_stale_ ? cb_.x : View<double *[3]>()}, h);
     for (int d = 0; d < 3; d++) {
       uint64_t a, b;
       memcpy(&a, &lo[d], sizeof(a));
@@ -2342,8 +2508,21 @@ class DeviceSystem {
   kk::CheckerData<DeviceType> cb_;
   kk::BatchData<DeviceType> chain_;
   View<int *> cb_mobile_source_;
+  // checkerboard sweeps launched since the host last read the device, and their arguments
+  struct PendingSweeps {
+    View<int *> mobile;
+    double beta = 0.0, dmax = 0.0;
+    CounterRNG rng{0, 0};
+    uint64_t first = 0, count = 0;
+  };
+  PendingSweeps pending_;
+  kk::CheckerSizes cb_room_{0, 0};    // the room the checkerboard kernels are sized for
+  View<kk::CheckerSizes> cb_sizes_;   // the last sweep's sizes
   View<kk::CheckerSums> cb_sums_;
-  bool cells_stale_ = false;    // positions moved by a checkerboard sweep: cb_.x holds them
+  // the positions are cb_.x's (as set, or moved by checkerboard sweeps), not the cell list's,
+  // which is rebuilt from them when next needed
+  bool cells_stale_ = false;
+  bool cb_mobile_stale_ = true;    // cb_.mobile is to be rebuilt from the next sweep's group
   bool box_synced_ = false;     // box_lo_, box_len_ equal the device's box
   bool padding_stale_ = true;    // atoms may have changed cells since c_.pad_start was built
 
@@ -2382,14 +2561,6 @@ class DeviceSystem {
 #else
     return false;
 #endif
-  }
-  // v with n entries: its own allocation when it has that many already (contents left as they
-  // are), else a new one. Each invocation of the fixes rebuilds the cell list, and fresh device
-  // allocations cost more than the rest of the rebuild.
-  template <class V>
-  static void reuse_or_allocate(V &v, const char *label, size_t n)
-  {
-    if (v.data() == nullptr || v.extent(0) != n) v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
   }
   // Scratch levels of a team parallel_for's `hot` bytes (read in its inner loops) and `cold` bytes:
   // on chip (level 0) what fits, the hot bytes first, else level 1 (device memory). Kokkos limits a
@@ -2464,7 +2635,7 @@ class DeviceSystem {
   {
     double lo[3], len[3];
     fetch_box(lo, len);
-    auto x = positions();
+    auto x = atom_positions();
     int cap = 2 * c_.g.cap;
     if (for_volume_trial) {
       auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.scalar);
@@ -2482,7 +2653,7 @@ class DeviceSystem {
   {
     using F = kk::CellBuildFunctor<DeviceType>;
     const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2];
-    reuse_or_allocate(c_.count, "gpumc:count", ncells);
+    kk::reuse_or_allocate(c_.count, "gpumc:count", ncells);
     Kokkos::deep_copy(ExecSpace(), c_.count, 0);
     F f{c_, x, {box_lo_[0], box_lo_[1], box_lo_[2]}, {box_len_[0], box_len_[1], box_len_[2]}};
     Kokkos::parallel_for("gpumc:count_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagCount>(0, natoms_), f);
@@ -2494,11 +2665,11 @@ class DeviceSystem {
     const int slack = slack_env ? std::max(0, std::atoi(slack_env)) : std::max(4, fullest / 2);
     c_.g.cap = std::max({min_cap, fullest + slack, 1});
     const size_t nslots = (size_t) ncells * c_.g.cap;
-    reuse_or_allocate(c_.sx, "gpumc:sx", nslots);    // (slots beyond a cell's count are never read)
-    reuse_or_allocate(c_.sy, "gpumc:sy", nslots);
-    reuse_or_allocate(c_.sz, "gpumc:sz", nslots);
-    reuse_or_allocate(c_.sid, "gpumc:sid", nslots);
-    reuse_or_allocate(c_.stype, "gpumc:stype", nslots);
+    kk::reuse_or_allocate(c_.sx, "gpumc:sx", nslots);    // (slots beyond a cell's count are never read)
+    kk::reuse_or_allocate(c_.sy, "gpumc:sy", nslots);
+    kk::reuse_or_allocate(c_.sz, "gpumc:sz", nslots);
+    kk::reuse_or_allocate(c_.sid, "gpumc:sid", nslots);
+    kk::reuse_or_allocate(c_.stype, "gpumc:stype", nslots);
     f.c = c_;
     Kokkos::parallel_for("gpumc:fill_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, natoms_), f);
     Kokkos::parallel_for("gpumc:sort_cells", Kokkos::RangePolicy<ExecSpace, typename F::TagSort>(0, ncells), f);
@@ -2515,16 +2686,16 @@ class DeviceSystem {
   {
     const int npadded = padded_cells();
     if (padding_stale_ || (int) c_.pad_start.extent(0) != npadded + 1) {
-      reuse_or_allocate(c_.pad_start, "gpumc:pad_start", npadded + 1);
+      kk::reuse_or_allocate(c_.pad_start, "gpumc:pad_start", npadded + 1);
       Kokkos::parallel_scan("gpumc:pad_start", Kokkos::RangePolicy<ExecSpace>(0, npadded + 1),
                             kk::RowPaddingFunctor<DeviceType>{c_, npadded});
       padding_stale_ = false;
     }
     const size_t entries = (size_t) natoms_ * (1 + (2 * kk::REACH + c_.g.n[0] - 1) / c_.g.n[0]);
-    reuse_or_allocate(c_.ox, "gpumc:energy_ox", entries);
-    reuse_or_allocate(c_.oy, "gpumc:energy_oy", entries);
-    reuse_or_allocate(c_.oz, "gpumc:energy_oz", entries);
-    reuse_or_allocate(c_.otype, "gpumc:energy_otype", entries);
+    kk::reuse_or_allocate(c_.ox, "gpumc:energy_ox", entries);
+    kk::reuse_or_allocate(c_.oy, "gpumc:energy_oy", entries);
+    kk::reuse_or_allocate(c_.oz, "gpumc:energy_oz", entries);
+    kk::reuse_or_allocate(c_.otype, "gpumc:energy_otype", entries);
   }
 
   // Pair energy of the configuration (or of the volume trial's) into `result` (a double on the

@@ -98,14 +98,15 @@ namespace GPUMC {
     Kokkos::View<int *, DeviceType> local;       // LAMMPS local index of each atom
     Kokkos::View<int *, DeviceType> mobile;      // atoms (by ID - 1) of the group, in ID order
 
-    // Configuration of atomKK's device views (which the caller has synced).
+    // Configuration of atomKK's device views (which the caller has synced), into the arrays of the
+    // previous gather where the sizes allow (fresh device allocations cost more than the copies).
     void gather(LAMMPS *lmp, int groupbit)
     {
       auto *atomKK = (AtomKokkos *) lmp->atom;
       const int n = atomKK->nlocal;
-      x = Kokkos::View<double *[3], DeviceType>("gpumc:x", n);
-      type = Kokkos::View<int *, DeviceType>("gpumc:type", n);
-      local = Kokkos::View<int *, DeviceType>("gpumc:local", n);
+      gpumc::kk::reuse_or_allocate(x, "gpumc:x", n);
+      gpumc::kk::reuse_or_allocate(type, "gpumc:type", n);
+      gpumc::kk::reuse_or_allocate(local, "gpumc:local", n);
       GatherFunctor<DeviceType> g{atomKK->k_x.view<DeviceType>(), atomKK->k_tag.view<DeviceType>(),
                                   atomKK->k_type.view<DeviceType>(), x, type, local};
       Kokkos::parallel_for("gpumc:gather", Kokkos::RangePolicy<ExecSpace>(0, n), g);
@@ -114,7 +115,7 @@ namespace GPUMC {
       int nmobile = 0;
       Kokkos::parallel_reduce("gpumc:count_group", Kokkos::RangePolicy<ExecSpace, typename L::TagCount>(0, n), list,
                               nmobile);
-      mobile = Kokkos::View<int *, DeviceType>("gpumc:mobile", nmobile);
+      gpumc::kk::reuse_or_allocate(mobile, "gpumc:mobile", nmobile);
       list.mobile = mobile;
       Kokkos::parallel_scan("gpumc:list_group", Kokkos::RangePolicy<ExecSpace, typename L::TagList>(0, n), list);
     }

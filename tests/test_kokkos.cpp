@@ -268,6 +268,45 @@ TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
   }
 }
 
+// Checkerboard sweeps are launched without the host waiting for each: a sweep whose cells outgrow
+// the room measured before it stops the sweeps after it on the device, and they run again from it
+// (GPUMC_CHECKER_ROOM=0, a test hook, gives them no room, so that every sweep that is not measured
+// takes that path). The chain is, to the last bit, the one whose sweeps are each measured before
+// they run (GPUMC_CHECKER_SYNC, the other hook), and the one of the default room.
+TEST(Kokkos, CheckerboardSweepsThatOutgrowTheirRoomRunAgain)
+{
+  struct Case {
+    std::string name, setup, style, args;
+    int steps;
+  };
+  const Case cases[] = {
+      {"sio2", fmt::format(SIO2, ""), "gpumc/nvt", "3 4000.0 611 tune no displace 0.3 check 4", 4},
+      {"lj mix npt", fmt::format(LJ_MIX, ""), "gpumc/npt", "3 1.2 0.8 612 tune no vmoves 1", 3},
+  };
+  for (const auto &c : cases) {
+    State runs[3];
+    for (int mode = 0; mode < 3; mode++) {
+      const ScopedEnv sync("GPUMC_CHECKER_SYNC", mode == 0 ? "1" : nullptr);
+      const ScopedEnv room("GPUMC_CHECKER_ROOM", mode == 2 ? "0" : nullptr);
+      LammpsSession s(kokkos_args(true));
+      // two runs: the engine keeps its room from one to the next
+      s.cmd(c.setup + fmt::format("fix mc all {} {} algorithm checkerboard\nrun {}\nrun {}", c.style, c.args,
+                                  c.steps, c.steps));
+      runs[mode] = capture(s);
+    }
+    for (int mode = 1; mode < 3; mode++) {
+      SCOPED_TRACE(c.name + (mode == 1 ? ", default room" : ", no room"));
+      EXPECT_GT(runs[0].fix[1], 0.0);
+      EXPECT_EQ(runs[0].fix[0], runs[mode].fix[0]);    // trials
+      EXPECT_EQ(runs[0].fix[1], runs[mode].fix[1]);    // acceptances
+      EXPECT_EQ(runs[0].fix[5], runs[mode].fix[5]);    // running energy
+      EXPECT_EQ(runs[0].x, runs[mode].x);
+      EXPECT_EQ(runs[0].box, runs[mode].box);
+      EXPECT_EQ(runs[0].image, runs[mode].image);
+    }
+  }
+}
+
 // Strong compression: the device chain has to stop, regrid (cells too narrow) and resume, and
 // it still follows the host chain.
 TEST(Kokkos, CompressionRegridsWithoutChangingTheChain)
