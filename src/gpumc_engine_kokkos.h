@@ -1902,7 +1902,7 @@ struct CheckerDecideFunctor {
       wrap_position(p_new, g.lo, g.len, shift);
       for (int k = 0; k < 3; k++) {
         d.x(i, k) = p_new[k];
-        image(i, k) += shift[k];
+        if (shift[k]) image(i, k) += shift[k];    // (rare: no load of the image otherwise)
       }
       int c[3];
       double u[3];

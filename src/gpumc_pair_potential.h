@@ -16,8 +16,9 @@ enum PairKind : int { PAIR_NONE = 0, PAIR_LJ_CUT = 1, PAIR_MORSE = 2 };
 // morse: a = D0, b = alpha, c = r0. offset is the energy at the cutoff under
 // `pair_modify shift yes`, else 0. Real is double, or float for the pair terms of the mixed
 // precision kernels (converted from the double table, so both evaluate the same formula).
+// 16-byte aligned, so that a GPU loads a pair's coefficients as whole vectors.
 template <class Real>
-struct PairCoeffT {
+struct alignas(16) PairCoeffT {
   int kind = PAIR_NONE;
   Real cutsq = 0, a = 0, b = 0, c = 0;
   Real offset = 0;
@@ -31,11 +32,28 @@ struct PairCoeffT {
 };
 using PairCoeff = PairCoeffT<double>;
 
-// exp and sqrt of the precision asked for (float stays float on host and device)
+// exp and sqrt of the precision asked for (float stays float on host and device). On a CUDA
+// device the float ones are the hardware approximations (exp2 and reciprocal square root units,
+// errors of a few ulp): a fraction of the cost of the correctly rounded ones, and well inside the
+// error that mixed precision's float positions already bring.
 GPUMC_INLINE double real_exp(double x) { return exp(x); }
-GPUMC_INLINE float real_exp(float x) { return expf(x); }
 GPUMC_INLINE double real_sqrt(double x) { return sqrt(x); }
-GPUMC_INLINE float real_sqrt(float x) { return sqrtf(x); }
+GPUMC_INLINE float real_exp(float x)
+{
+#ifdef __CUDA_ARCH__
+  return __expf(x);
+#else
+  return expf(x);
+#endif
+}
+GPUMC_INLINE float real_sqrt(float x)
+{
+#ifdef __CUDA_ARCH__
+  return x > 0.0f ? x * rsqrtf(x) : 0.0f;
+#else
+  return sqrtf(x);
+#endif
+}
 
 template <class Real>
 GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
@@ -56,7 +74,15 @@ GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
 template <class Real>
 GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, Real rsq)
 {
+#ifdef __CUDA_ARCH__
+  // on a GPU the term is evaluated and then selected: no branch on the cutoff, so the coefficients
+  // are loaded together up front rather than one dependent load after the test (a warp whose
+  // lanes straddle the cutoff would run both sides of a branch anyway). The same value.
+  const Real e = pair_energy_unshifted(p, rsq) - p.offset;
+  return rsq < p.cutsq ? e : Real(0);
+#else
   return rsq < p.cutsq ? pair_energy_unshifted(p, rsq) - p.offset : Real(0);
+#endif
 }
 
 // Coefficients from the parameters LAMMPS's pair styles hold after mixing (init_one).
