@@ -1372,7 +1372,6 @@ struct CheckerBuildFunctor {
     d.cell_of(i) = checker_cell(d.g, p, c, u);
     Kokkos::atomic_inc(&d.count(d.cell_of(i)));
   }
-  // fullest cell and most atoms in the 27 cells around any cell: the sizes of the kernel's arrays
   KOKKOS_INLINE_FUNCTION void operator()(TagFill, const int i) const
   {
     if (d.stopped()) return;    // (the cells may be fuller than their room)
@@ -1804,8 +1803,8 @@ struct CheckerDecideFunctor {
   CounterRNG rng{0, 0};
   uint64_t sweep;
   double beta, dmax;
-  // atoms of the sweep's fullest cell: the scratch arrays' length (not the cells' capacity, which
-  // keeps a margin: the smaller scratch lets more teams share a multiprocessor)
+  // room for the sweep's fullest cell: the scratch arrays' length (the host's room, a smaller
+  // margin than the cells' capacity, so that more teams share a multiprocessor)
   int fullest = 0;
 
   static size_t hot_bytes(int cell_cap)
@@ -2057,7 +2056,6 @@ class DeviceSystem {
   }
 
  public:
-
   // ---- energies ----
 
   double tail_energy(double volume) const { return tail_.empty() ? 0.0 : tail_sum() / volume; }
