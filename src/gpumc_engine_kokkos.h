@@ -323,24 +323,15 @@ struct CellBuildFunctor {
   }
 };
 
-// Order-independent fingerprint of positions and types (a sum of per-atom hashes), from the
-// positions in atom order when x is set, else from the cell slots (which hold the same numbers).
+// Order-independent fingerprint of positions (in atom order) and types (a sum of per-atom hashes).
 template <class DeviceType>
 struct FingerprintFunctor {
-  CellData<DeviceType> c;
   Kokkos::View<double *[3], DeviceType> x;
+  Kokkos::View<int *, DeviceType> type;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, uint64_t &acc) const
   {
-    double v[3];
-    if (x.data()) {
-      for (int d = 0; d < 3; d++) v[d] = x(i, d);
-    } else {
-      const int k = c.cell_of(i) * c.g.cap + c.slot_of(i);
-      v[0] = c.sx(k);
-      v[1] = c.sy(k);
-      v[2] = c.sz(k);
-    }
-    uint64_t m = 0x9e3779b97f4a7c15ULL * (uint64_t) (i + 1) ^ (uint64_t) c.type(i);
+    const double v[3] = {x(i, 0), x(i, 1), x(i, 2)};
+    uint64_t m = 0x9e3779b97f4a7c15ULL * (uint64_t) (i + 1) ^ (uint64_t) type(i);
     for (int d = 0; d < 3; d++) {
       uint64_t bits;
       memcpy(&bits, &v[d], sizeof(bits));
@@ -1344,7 +1335,8 @@ struct CheckerData {
   View<double *> trial_du, trial_corr;
   View<int *> trial_state;
   // the engine's counters: a sweep whose cells outgrew their room stops the sweeps after it
-  // (CheckerGuardFunctor), and every kernel of a stopped sweep does nothing
+  // (CheckerGuardFunctor). The fill of a stopped sweep does nothing, so its cells are empty and
+  // the kernels after it find no atoms to sort, try or decide.
   View<long *> counter;
   KOKKOS_INLINE_FUNCTION bool stopped() const { return counter(DC_STOPPED) != 0; }
 };
@@ -1382,7 +1374,6 @@ struct CheckerBuildFunctor {
   template <class Member>
   KOKKOS_INLINE_FUNCTION void operator()(TagSort, const Member &tm) const
   {
-    if (d.stopped()) return;
     const int base = tm.league_rank() * d.cap, n = d.count(tm.league_rank());
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int a) {
       const int v = d.unsorted(base + a);
@@ -1619,7 +1610,7 @@ struct CheckerTrialFunctor {
     int c0[3];
     const int cell = checker_active_cell(g, colour, a, c0);
     const int n = d.count(cell);
-    if (first >= n || d.stopped()) return;
+    if (first >= n) return;
     const int last = first + per_team < n ? first + per_team : n;
     const int group = WARP ? 32 : this->group;
     ScratchCarver carve{(char *) tm.team_scratch(hot_level)
@@ -1821,7 +1812,7 @@ struct CheckerDecideFunctor {
     int c0[3];
     const int cell = checker_active_cell(g, colour, a, c0);
     const int n = d.count(cell);
-    if (n == 0 || d.stopped()) return;
+    if (n == 0) return;
     const auto &hot = tm.team_scratch(hot_level);
     const int m = fullest;
     ScratchD disp_x(hot, m), disp_y(hot, m), disp_z(hot, m), test_u(hot, m), test_log_u(hot, m), du(hot, m),
@@ -1950,7 +1941,6 @@ struct CheckerAddFunctor {
   Kokkos::View<long *, DeviceType> counter;
   KOKKOS_INLINE_FUNCTION void operator()(const int) const
   {
-    if (counter(DC_STOPPED)) return;    // (its sums are zero: a stopped sweep decides nothing)
     scalar(DS_ENERGY) += sums().du;
     counter(DC_TRANS_ACCEPTED) += sums().accepted;
     counter(DC_CHECKER_TRIALS) += sums().trials;
@@ -2484,7 +2474,7 @@ class DeviceSystem {
     fetch_box(lo, len);
     uint64_t h = 0;
     Kokkos::parallel_reduce("gpumc:fingerprint", Kokkos::RangePolicy<ExecSpace>(0, natoms_),
-                            kk::FingerprintFunctor<DeviceType>{c_, cells_stale_ ? cb_.x : View<double *[3]>()}, h);
+                            kk::FingerprintFunctor<DeviceType>{atom_positions(), c_.type}, h);
     for (int d = 0; d < 3; d++) {
       uint64_t a, b;
       memcpy(&a, &lo[d], sizeof(a));
