@@ -1098,24 +1098,108 @@ struct VolumeFunctor {
   }
 };
 
-// Widom insertions: insertion g at a uniform point of cell g mod ncells, numbered (block, g).
-struct WidomArgs {
-  double lo[3], len[3], width[3], tail_shift, beta;
-  int type;
-  uint64_t block, per_cell;
-  long ncells;
+// Atoms a team stages in scratch memory, in a frame of its own (positions relative to a corner
+// near them): position and type. In single precision one 16-byte record per atom (one load per
+// candidate); in double precision separate arrays (records of 32 bytes would not leave a SiO2
+// neighbourhood on chip).
+template <class Real>
+struct StagedAtoms {
+  Real *x, *y, *z;
+  short *t;
+  KOKKOS_INLINE_FUNCTION static size_t bytes(int n)
+  {
+    return 3 * ScratchCarver::bytes<Real>(n) + ScratchCarver::bytes<short>(n);
+  }
+  KOKKOS_INLINE_FUNCTION void carve(ScratchCarver &c, int n)
+  {
+    x = c.take<Real>(n);
+    y = c.take<Real>(n);
+    z = c.take<Real>(n);
+    t = c.take<short>(n);
+  }
+  KOKKOS_INLINE_FUNCTION void to_shared()
+  {
+    x = as_shared(x);
+    y = as_shared(y);
+    z = as_shared(z);
+    t = as_shared(t);
+  }
+  KOKKOS_INLINE_FUNCTION void set(int j, Real px, Real py, Real pz, int type) const
+  {
+    x[j] = px;
+    y[j] = py;
+    z[j] = pz;
+    t[j] = (short) type;
+  }
+  KOKKOS_INLINE_FUNCTION void position(int j, Real p[3]) const
+  {
+    p[0] = x[j];
+    p[1] = y[j];
+    p[2] = z[j];
+  }
+  KOKKOS_INLINE_FUNCTION void load(int j, Real p[3], int &type) const
+  {
+    position(j, p);
+    type = t[j];
+  }
 };
 
-KOKKOS_INLINE_FUNCTION void widom_point_in_cell(const Grid &g, const WidomArgs &a, const CounterRNG &rng, uint64_t gidx,
-                                                double p[3], int c[3])
+template <>
+struct StagedAtoms<float> {
+  struct alignas(16) Atom {
+    float x, y, z;
+    int type;
+  };
+  Atom *atom;
+  KOKKOS_INLINE_FUNCTION static size_t bytes(int n) { return ScratchCarver::bytes<Atom>(n); }
+  KOKKOS_INLINE_FUNCTION void carve(ScratchCarver &c, int n) { atom = c.take<Atom>(n); }
+  KOKKOS_INLINE_FUNCTION void to_shared() { atom = as_shared(atom); }
+  KOKKOS_INLINE_FUNCTION void set(int j, float px, float py, float pz, int type) const { atom[j] = Atom{px, py, pz, type}; }
+  KOKKOS_INLINE_FUNCTION void position(int j, float p[3]) const
+  {
+    int type;    // (the record is one load either way)
+    load(j, p, type);
+  }
+  KOKKOS_INLINE_FUNCTION void load(int j, float p[3], int &type) const
+  {
+    const Atom a = atom[j];
+    p[0] = a.x;
+    p[1] = a.y;
+    p[2] = a.z;
+    type = a.type;
+  }
+};
+
+// Widom insertions are stratified over insertion boxes: every cell of the cell list cut into
+// split^3 boxes of equal volume (split 1 to 3). Insertion g is at a uniform point of box
+// g mod nboxes, numbered (block, g); box b is part b mod split^3 (x fastest) of cell b / split^3.
+struct WidomArgs {
+  double lo[3], len[3], width[3], tail_shift, beta;    // width: of an insertion box
+  int type, split;
+  uint64_t block, per_box;
+  long nboxes;
+};
+
+// Box b's cell coordinates and lower corner.
+KOKKOS_INLINE_FUNCTION void widom_box(const Grid &g, const WidomArgs &a, long b, int c[3], double corner[3])
 {
-  const auto r = rng.bits(a.block, gidx);
-  const long cell = (long) (gidx % (uint64_t) a.ncells);
+  const int parts = a.split * a.split * a.split;
+  const long cell = b / parts;
+  const int part = (int) (b % parts);
   c[0] = (int) (cell % g.n[0]);
   c[1] = (int) ((cell / g.n[0]) % g.n[1]);
   c[2] = (int) (cell / ((long) g.n[0] * g.n[1]));
+  const int k[3] = {part % a.split, (part / a.split) % a.split, part / (a.split * a.split)};
+  for (int d = 0; d < 3; d++) corner[d] = a.lo[d] + (a.split * c[d] + k[d]) * a.width[d];
+}
+
+// Point of insertion gidx (in box gidx mod nboxes, whose corner is given).
+KOKKOS_INLINE_FUNCTION void widom_point(const WidomArgs &a, const CounterRNG &rng, uint64_t gidx,
+                                        const double corner[3], double p[3])
+{
+  const auto r = rng.bits(a.block, gidx);
   for (int d = 0; d < 3; d++) {
-    p[d] = a.lo[d] + (c[d] + uniform01(r[d])) * a.width[d];
+    p[d] = corner[d] + uniform01(r[d]) * a.width[d];
     if (p[d] >= a.lo[d] + a.len[d]) p[d] = a.lo[d] + a.len[d] * (1.0 - 1e-16);
   }
 }
@@ -1128,9 +1212,10 @@ struct WidomSimpleFunctor {
   CounterRNG rng{0, 0};
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t gidx, double &acc) const
   {
-    double p[3];
+    double corner[3], p[3];
     int cc[3];
-    widom_point_in_cell(c.g, a, rng, (uint64_t) gidx, p, cc);
+    widom_box(c.g, a, (long) ((uint64_t) gidx % (uint64_t) a.nboxes), cc, corner);
+    widom_point(a, rng, (uint64_t) gidx, corner, p);
     const PairCoeff *row = c.coeff.data() + a.type * c.nt1;
     const double cutsq = c.row_cutsq(a.type);
     const int nw[3] = {2 * REACH + 1, 2 * REACH + 1, 2 * REACH + 1};
@@ -1149,162 +1234,159 @@ struct WidomSimpleFunctor {
   }
 };
 
-// One team per cell stages the atoms of the cell's window that are within the cutoff of the cell
-// (of its box) in scratch memory once, relative to the cell's lower corner (numbers below a few
-// cutoffs, so that float keeps about 1e-6 of a length unit), then evaluates all the cell's
-// insertions. A group of threads (a CUDA warp, elsewhere one thread) evaluates one insertion at a
-// time: it lists the staged atoms within the cutoff (squared distance and type), then sums the
-// pair terms over that list with every lane busy. (A thread per insertion made its whole warp
-// evaluate a pair term whenever any one thread had a neighbour.)
+// A team per insertion box stages the atoms of its cell's window that are within the cutoff of the
+// box (in SiO2 about 400 of the window's 610 for a whole cell, 260 for an eighth of one: no
+// insertion inside the box has other neighbours),
+// relative to the box's corner (numbers below a few cutoffs, so that float keeps about 1e-6 of a
+// length unit). Then each thread takes insertions of the box in turn and sums its pair terms over
+// the staged atoms: on a GPU the 32 lanes of a warp read the same staged atom at once (one
+// broadcast load) for 32 insertions a few angstroms apart, which share most of their neighbours.
+// (A warp per insertion needed the lanes to list the neighbours first, and one lane to do the
+// insertion's exponential and sum.)
 // Real: the precision of the staged positions and pair terms; sums are double.
 template <class DeviceType, class Real>
 struct WidomTiledFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  template <class T>
-  using Scratch = ScratchView<ExecSpace, T>;
   static constexpr int W = 2 * REACH + 1, NW = W * W * W;
-  struct TagWindowMax {};
+  struct TagStagedMax {};
   struct TagInsert {};
+  struct TagInsertOnChip {};    // scratch on chip: shared-memory loads on a CUDA device
   CellData<DeviceType> c;
   WidomArgs a;
   CounterRNG rng{0, 0};
-  int cap = 0;         // most atoms in any window
-  int group = 1;       // threads per insertion: 32 (a CUDA warp) or 1
-  int ngroups = 1;     // groups per team
-  int level = 0;       // scratch level: 0 (on chip) where it fits
+  int cap = 0;       // most atoms any box stages
+  int level = 0;     // scratch level
 
-  static size_t scratch_bytes(int cap, int ngroups)
+  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int cap, int nt1)
   {
-    return 3 * Scratch<Real>::shmem_size(cap) + Scratch<short>::shmem_size(cap) + Scratch<int>::shmem_size(NW + 1) +
-           Scratch<Real>::shmem_size((size_t) ngroups * cap) + Scratch<short>::shmem_size((size_t) ngroups * cap);
+    using C = ScratchCarver;
+    return StagedAtoms<Real>::bytes(cap) + C::bytes<int>(NW + 1) + C::bytes<PairCoeffT<Real>>(nt1);
   }
 
-  // atoms in the window of a cell (to size the scratch space)
-  KOKKOS_INLINE_FUNCTION void operator()(TagWindowMax, const int cell, int &m) const
+  // Window cell w of box b's cell; whether the atom in slot k of it (at periodic shift sh) is
+  // within reach of the box, and its position relative to the box's corner.
+  KOKKOS_INLINE_FUNCTION bool within_reach(const int k, const double sh[3], const double corner[3],
+                                           const double reach_sq, double r[3]) const
   {
-    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
+    r[0] = c.sx(k) + sh[0] - corner[0];
+    r[1] = c.sy(k) + sh[1] - corner[1];
+    r[2] = c.sz(k) + sh[2] - corner[2];
+    double dsq = 0.0;
+    for (int d = 0; d < 3; d++) {
+      const double out = r[d] < 0.0 ? -r[d] : (r[d] > a.width[d] ? r[d] - a.width[d] : 0.0);
+      dsq += out * out;
+    }
+    return dsq < reach_sq;
+  }
+  // The test is in double, with a margin well above the round-off of the Real distances, so the
+  // staged atoms hold every neighbour of every insertion in the box.
+  KOKKOS_INLINE_FUNCTION double reach_sq() const { return c.row_cutsq(a.type) * (1.0 + 1e-4); }
+
+  // atoms box b stages (to size the scratch space)
+  KOKKOS_INLINE_FUNCTION void operator()(TagStagedMax, const int b, int &m) const
+  {
+    int c0[3];
+    double corner[3];
+    widom_box(c.g, a, b, c0, corner);
     const int nw[3] = {W, W, W};
+    const double rsq = reach_sq();
     int n = 0;
     for (int w = 0; w < NW; w++) {
-      double sh[3];
-      n += c.count(window_cell_flat(c.g, a.len, c0, nw, w, sh));
+      double sh[3], r[3];
+      const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
+      for (int s = 0; s < c.count(wc); s++) n += within_reach(wc * c.g.cap + s, sh, corner, rsq, r) ? 1 : 0;
     }
     m = n > m ? n : m;
   }
 
-  KOKKOS_INLINE_FUNCTION void operator()(TagInsert, const Member &tm, double &acc) const
+  KOKKOS_INLINE_FUNCTION void operator()(TagInsert, const Member &tm, double &acc) const { insert<false>(tm, acc); }
+  KOKKOS_INLINE_FUNCTION void operator()(TagInsertOnChip, const Member &tm, double &acc) const
   {
-    const int cell = tm.league_rank();
-    const int c0[3] = {cell % c.g.n[0], (cell / c.g.n[0]) % c.g.n[1], cell / (c.g.n[0] * c.g.n[1])};
+    insert<true>(tm, acc);
+  }
+
+  template <bool ON_CHIP>
+  KOKKOS_INLINE_FUNCTION void insert(const Member &tm, double &acc) const
+  {
+    const long b = tm.league_rank();
+    int c0[3];
+    double corner[3];
+    widom_box(c.g, a, b, c0, corner);
     const int nw[3] = {W, W, W};
-    const auto &mem = tm.team_scratch(level);
-    Scratch<Real> px(mem, cap), py(mem, cap), pz(mem, cap);
-    Scratch<short> pt(mem, cap);
-    Scratch<int> offset(mem, NW + 1);
-    Scratch<Real> list_rsq(mem, (size_t) ngroups * cap);
-    Scratch<short> list_type(mem, (size_t) ngroups * cap);
-    const double corner[3] = {a.lo[0] + c0[0] * a.width[0], a.lo[1] + c0[1] * a.width[1],
-                              a.lo[2] + c0[2] * a.width[2]};
-    // Only the window's atoms within the cutoff of the cell's box are staged (about 60 % of them
-    // with cells of half the cutoff): no insertion inside the cell has other neighbours. The test
-    // is in double, with a margin well above the round-off of the Real distances, so the lists are
-    // those of the whole window.
-    const double reach_sq = c.row_cutsq(a.type) * (1.0 + 1e-4);
-    auto relative = [&](const int k, const double sh[3], double r[3]) {
-      r[0] = c.sx(k) + sh[0] - corner[0];
-      r[1] = c.sy(k) + sh[1] - corner[1];
-      r[2] = c.sz(k) + sh[2] - corner[2];
-      double dsq = 0.0;
-      for (int d = 0; d < 3; d++) {
-        const double out = r[d] < 0.0 ? -r[d] : (r[d] > a.width[d] ? r[d] - a.width[d] : 0.0);
-        dsq += out * out;
-      }
-      return dsq < reach_sq;
-    };
+    const int nt1 = c.nt1;
+    ScratchCarver carve{(char *) tm.team_scratch(level).get_shmem_aligned(scratch_bytes(cap, nt1),
+                                                                           ScratchCarver::ALIGN)};
+    StagedAtoms<Real> atoms;
+    atoms.carve(carve, cap);
+    int *offset = carve.take<int>(NW + 1);
+    PairCoeffT<Real> *row = carve.take<PairCoeffT<Real>>(nt1);
+    if constexpr (ON_CHIP) {
+      atoms.to_shared();
+      offset = as_shared(offset);
+      row = as_shared(row);
+    }
+    const double rsq_reach = reach_sq();
     // offsets of the window cells' staged atoms
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, NW), [&](const int w, int &part, const bool final) {
       double sh[3], r[3];
       const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
       int n = 0;
-      for (int s = 0; s < c.count(wc); s++) n += relative(wc * c.g.cap + s, sh, r) ? 1 : 0;
-      if (final) offset(w) = part;
+      for (int s = 0; s < c.count(wc); s++) n += within_reach(wc * c.g.cap + s, sh, corner, rsq_reach, r) ? 1 : 0;
+      if (final) offset[w] = part;
       part += n;
-      if (final && w == NW - 1) offset(NW) = part;
+      if (final && w == NW - 1) offset[NW] = part;
     });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, nt1),
+                         [&](const int t) { row[t] = c.coeff_view(Real())(a.type * nt1 + t); });
     tm.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, NW), [&](const int w) {
       double sh[3], r[3];
       const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
-      int o = offset(w);
+      int o = offset[w];
       for (int s = 0; s < c.count(wc); s++) {
         const int k = wc * c.g.cap + s;
-        if (!relative(k, sh, r)) continue;
-        px(o) = (Real) r[0];
-        py(o) = (Real) r[1];
-        pz(o) = (Real) r[2];
-        pt(o) = (short) c.stype(k);
-        o++;
+        if (within_reach(k, sh, corner, rsq_reach, r)) atoms.set(o++, (Real) r[0], (Real) r[1], (Real) r[2], c.stype(k));
       }
     });
     tm.team_barrier();
-    const int natoms_w = offset(NW);
-    const PairCoeffT<Real> *row = c.coeff_view(Real()).data() + a.type * c.nt1;
+    const int nstaged = offset[NW];
     const Real cutsq = (Real) c.row_cutsq(a.type);
     double team_sum = 0.0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(tm, ngroups * group),
-        [&](const int r, double &part) {
-          const int my_group = r / group, lane = r % group, seg = my_group * cap;
-          // a group takes its insertions `group` at a time, each lane drawing one point (the
-          // counter-based draw costs as much as a tenth of an insertion), then evaluates them in turn
-          for (int first = my_group * group; first < (int) a.per_cell; first += ngroups * group) {
-            Real mine[3] = {0, 0, 0};
-            if (first + lane < (int) a.per_cell) {
-              double p[3];
-              int cc[3];
-              widom_point_in_cell(c.g, a, rng, (uint64_t) (first + lane) * (uint64_t) a.ncells + (uint64_t) cell, p,
-                                  cc);
-              for (int d = 0; d < 3; d++) mine[d] = (Real) (p[d] - corner[d]);
-            }
-            const int batch = (int) a.per_cell - first < group ? (int) a.per_cell - first : group;
-            for (int b = 0; b < batch; b++) {
-              const Real q[3] = {group_broadcast(mine[0], b, group), group_broadcast(mine[1], b, group),
-                                 group_broadcast(mine[2], b, group)};
-              int nlisted = 0;
-              // CANDIDATE_ROUNDS rounds of candidates at once: independent loads and arithmetic
-              for (int base = 0; base < natoms_w; base += CANDIDATE_ROUNDS * group) {
-                Real rsq[CANDIDATE_ROUNDS];
-                for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-                  const int o = base + u * group + lane;
-                  rsq[u] = cutsq;
-                  if (o < natoms_w) {
-                    const Real dx = q[0] - px(o), dy = q[1] - py(o), dz = q[2] - pz(o);
-                    rsq[u] = dx * dx + dy * dy + dz * dz;
-                  }
-                }
-                for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-                  const int o = base + u * group + lane;
-                  int added;
-                  const int slot = group_append(rsq[u] < cutsq, group, lane, added);
-                  if (slot >= 0) {
-                    list_rsq(seg + nlisted + slot) = rsq[u];
-                    list_type(seg + nlisted + slot) = pt(o);
-                  }
-                  nlisted += added;
-                }
-              }
-              group_sync(group);
-              double e = 0.0;
-              for (int k = lane; k < nlisted; k += group) e += (double) pair_energy(row[list_type(seg + k)], list_rsq(seg + k));
-              e = group_sum(e, group);
-              if (lane == 0) part += exp(-a.beta * (e + a.tail_shift));
-              group_sync(group);    // the list is refilled by the next insertion
-            }
+        Kokkos::TeamThreadRange(tm, (int) a.per_box),
+        [&](const int k, double &part) {
+          double p[3];
+          widom_point(a, rng, (uint64_t) k * (uint64_t) a.nboxes + (uint64_t) b, corner, p);
+          const Real q[3] = {(Real) (p[0] - corner[0]), (Real) (p[1] - corner[1]), (Real) (p[2] - corner[2])};
+          double e = 0.0;
+          // CANDIDATE_ROUNDS staged atoms at a time: independent loads and arithmetic
+          int j = 0;
+          for (; j + CANDIDATE_ROUNDS <= nstaged; j += CANDIDATE_ROUNDS) {
+            Real rsq[CANDIDATE_ROUNDS];
+            int jtype[CANDIDATE_ROUNDS];
+            for (int u = 0; u < CANDIDATE_ROUNDS; u++) rsq[u] = staged_distance_sq(atoms, j + u, q, jtype[u]);
+            for (int u = 0; u < CANDIDATE_ROUNDS; u++)
+              if (rsq[u] < cutsq) e += (double) pair_energy(row[jtype[u]], rsq[u]);
           }
+          for (; j < nstaged; j++) {
+            int jtype;
+            const Real rsq = staged_distance_sq(atoms, j, q, jtype);
+            if (rsq < cutsq) e += (double) pair_energy(row[jtype], rsq);
+          }
+          part += exp(-a.beta * (e + a.tail_shift));
         },
         team_sum);
     Kokkos::single(Kokkos::PerTeam(tm), [&]() { acc += team_sum; });
+  }
+
+  KOKKOS_INLINE_FUNCTION static Real staged_distance_sq(const StagedAtoms<Real> &atoms, int j, const Real q[3],
+                                                        int &type)
+  {
+    Real p[3];
+    atoms.load(j, p, type);
+    const Real dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
+    return dx * dx + dy * dy + dz * dz;
   }
 };
 
@@ -1458,77 +1540,6 @@ KOKKOS_INLINE_FUNCTION int checker_pair_entry(int s, int t)
 
 // per trial slot: the trial's state
 enum CheckerTrialState : int { NOT_A_TRIAL = 0, LEAVES_CELL = 1, EVALUATED = 2 };
-
-// The atoms a checkerboard team stages, in its cell's frame: position and type. In single
-// precision one 16-byte record per atom (one load per candidate); in double precision separate
-// arrays (records of 32 bytes would not leave a SiO2 neighbourhood on chip).
-template <class Real>
-struct StagedAtoms {
-  Real *x, *y, *z;
-  short *t;
-  KOKKOS_INLINE_FUNCTION static size_t bytes(int n)
-  {
-    return 3 * ScratchCarver::bytes<Real>(n) + ScratchCarver::bytes<short>(n);
-  }
-  KOKKOS_INLINE_FUNCTION void carve(ScratchCarver &c, int n)
-  {
-    x = c.take<Real>(n);
-    y = c.take<Real>(n);
-    z = c.take<Real>(n);
-    t = c.take<short>(n);
-  }
-  KOKKOS_INLINE_FUNCTION void to_shared()
-  {
-    x = as_shared(x);
-    y = as_shared(y);
-    z = as_shared(z);
-    t = as_shared(t);
-  }
-  KOKKOS_INLINE_FUNCTION void set(int j, Real px, Real py, Real pz, int type) const
-  {
-    x[j] = px;
-    y[j] = py;
-    z[j] = pz;
-    t[j] = (short) type;
-  }
-  KOKKOS_INLINE_FUNCTION void position(int j, Real p[3]) const
-  {
-    p[0] = x[j];
-    p[1] = y[j];
-    p[2] = z[j];
-  }
-  KOKKOS_INLINE_FUNCTION void load(int j, Real p[3], int &type) const
-  {
-    position(j, p);
-    type = t[j];
-  }
-};
-
-template <>
-struct StagedAtoms<float> {
-  struct alignas(16) Atom {
-    float x, y, z;
-    int type;
-  };
-  Atom *atom;
-  KOKKOS_INLINE_FUNCTION static size_t bytes(int n) { return ScratchCarver::bytes<Atom>(n); }
-  KOKKOS_INLINE_FUNCTION void carve(ScratchCarver &c, int n) { atom = c.take<Atom>(n); }
-  KOKKOS_INLINE_FUNCTION void to_shared() { atom = as_shared(atom); }
-  KOKKOS_INLINE_FUNCTION void set(int j, float px, float py, float pz, int type) const { atom[j] = Atom{px, py, pz, type}; }
-  KOKKOS_INLINE_FUNCTION void position(int j, float p[3]) const
-  {
-    int type;    // (the record is one load either way)
-    load(j, p, type);
-  }
-  KOKKOS_INLINE_FUNCTION void load(int j, float p[3], int &type) const
-  {
-    const Atom a = atom[j];
-    p[0] = a.x;
-    p[1] = a.y;
-    p[2] = a.z;
-    type = a.type;
-  }
-};
 
 // A team of the first kernel: active cell a's trials first .. first + per_team - 1.
 //  1. The team stages the atoms of the 27 cells around the cell in scratch memory, in the cell's
@@ -1980,6 +1991,7 @@ class DeviceSystem {
       for (int j = 1; j <= ntypes_ && i > 0; j++) h_row(i) = std::max(h_row(i), table.at(i, j).cutsq);
     }
     Kokkos::deep_copy(c_.row_cutsq, h_row);
+    row_cutsq_.assign(h_row.data(), h_row.data() + ntypes_ + 1);
     tail_ = table.tail;
     c_.scalar = View<double *>("gpumc:scalars", DS_COUNT);
     c_.counter = View<long *>("gpumc:counters", DC_COUNT);
@@ -2154,23 +2166,25 @@ class DeviceSystem {
   }
 
   // Mean Boltzmann factor of test insertions of `type`, ninsert or more of them: the same number
-  // in every cell (cells have equal volumes, so the mean over cells is the mean over the box),
-  // insertion g at a uniform point of cell g mod ncells, numbered (block, g) in the stream.
-  // By default one team per cell stages the cell's window in scratch memory and evaluates all
-  // its insertions there; GPUMC_WIDOM_KERNEL=simple lets every insertion walk the cell list.
+  // in every insertion box (kk::WidomArgs; boxes have equal volumes, so the mean over boxes is the
+  // mean over the simulation box), numbered (block, g) in the stream. By default one team per
+  // insertion box stages the atoms within reach of it in scratch memory and evaluates all its
+  // insertions there; GPUMC_WIDOM_KERNEL=simple lets every insertion walk the cell list.
   double widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert, uint64_t &done)
   {
     settle();
     ensure_cells();
     const Grid g = c_.g;
+    const long ncells = (long) g.n[0] * g.n[1] * g.n[2];
     kk::WidomArgs a;
-    a.ncells = (long) g.n[0] * g.n[1] * g.n[2];
-    a.per_cell = (ninsert + a.ncells - 1) / a.ncells;
-    done = a.per_cell * a.ncells;
+    a.split = widom_split(ncells, ninsert, std::sqrt(row_cutsq_[type]));
+    a.nboxes = ncells * a.split * a.split * a.split;
+    a.per_box = (ninsert + a.nboxes - 1) / a.nboxes;
+    done = a.per_box * a.nboxes;
     for (int d = 0; d < 3; d++) {
       a.lo[d] = box_lo_[d];
       a.len[d] = box_len_[d];
-      a.width[d] = a.len[d] / g.n[d];
+      a.width[d] = a.len[d] / (g.n[d] * a.split);
     }
     a.tail_shift = 0.0;
     if (!tail_.empty()) {
@@ -2201,21 +2215,60 @@ class DeviceSystem {
     using F = kk::WidomTiledFunctor<DeviceType, Real>;
     F f{c_, a, rng};
     int most = 0;
-    Kokkos::parallel_reduce("gpumc:widom_window_max",
-                            Kokkos::RangePolicy<ExecSpace, typename F::TagWindowMax>(0, (int) a.ncells), f,
+    Kokkos::parallel_reduce("gpumc:widom_staged_max",
+                            Kokkos::RangePolicy<ExecSpace, typename F::TagStagedMax>(0, (int) a.nboxes), f,
                             Kokkos::Max<int>(most));
     f.cap = std::max(most, 1);
-    const int team = team_size();
-    f.group = warp_group(team);
-    f.ngroups = team / f.group;
+    const int team = widom_team();
     double sum = 0.0;
-    const size_t bytes = F::scratch_bytes(f.cap, f.ngroups);
+    const size_t bytes = F::scratch_bytes(f.cap, c_.nt1);
     f.level = bytes <= TeamPolicy::scratch_size_max(0) ? 0 : 1;
-    Kokkos::parallel_reduce(std::is_same<Real, float>::value ? "gpumc:widom_tiled_mixed" : "gpumc:widom_tiled",
-                            Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.ncells, team)
-                                .set_scratch_size(f.level, Kokkos::PerTeam(bytes)),
-                            f, sum);
+    const char *label = std::is_same<Real, float>::value ? "gpumc:widom_tiled_mixed" : "gpumc:widom_tiled";
+    if (f.level == 0)
+      Kokkos::parallel_reduce(label,
+                              Kokkos::TeamPolicy<ExecSpace, typename F::TagInsertOnChip>((int) a.nboxes, team)
+                                  .set_scratch_size(0, Kokkos::PerTeam(bytes)),
+                              f, sum);
+    else
+      Kokkos::parallel_reduce(label,
+                              Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.nboxes, team)
+                                  .set_scratch_size(1, Kokkos::PerTeam(bytes)),
+                              f, sum);
     return sum;
+  }
+
+  // Threads per team of the Widom kernel: a warp on a GPU, so that a box's insertions fill whole
+  // rounds of 32 more often than rounds of a larger team.
+  int widom_team() const { return team_size_ > 0 ? team_size_ : (on_host() ? 1 : 32); }
+
+  // Boxes per cell side for Widom insertions: the split (1 to 3) with the least work per insertion,
+  // estimated in units of volume: the volume within the cutoff of a box (the atoms a team stages
+  // and every insertion tests) over the fraction of a team's rounds of insertions its lanes fill,
+  // plus the staging (the box's whole window, in two passes of about twice a test's cost each)
+  // shared by the box's insertions. In SiO2 with 10^7 insertions this gives boxes of an eighth of
+  // a cell at N = 74088 (91 insertions per box) and whole cells at N = 357911 (146).
+  // GPUMC_WIDOM_SPLIT (a test hook) sets it.
+  int widom_split(long ncells, uint64_t ninsert, double rc) const
+  {
+    const char *env = std::getenv("GPUMC_WIDOM_SPLIT");
+    if (env && std::atoi(env) >= 1 && std::atoi(env) <= 3) return std::atoi(env);
+    const double w = std::cbrt(box_len_[0] * box_len_[1] * box_len_[2] / (double) ncells);
+    const uint64_t team = (uint64_t) widom_team();
+    int best = 1;
+    double best_cost = 0.0;
+    for (int k = 1; k <= 3; k++) {
+      const double b = w / k;
+      const double reach = b * b * b + 6.0 * b * b * rc + 3.0 * M_PI * b * rc * rc + 4.0 * M_PI / 3.0 * rc * rc * rc;
+      const uint64_t boxes = (uint64_t) ncells * k * k * k, per_box = (ninsert + boxes - 1) / boxes;
+      const double filled = (double) per_box / (double) (team * ((per_box + team - 1) / team));
+      const double window = std::pow((2 * kk::REACH + 1) * w, 3);
+      const double cost = reach / filled + 4.0 * window / (double) per_box;
+      if (k == 1 || cost < best_cost) {
+        best = k;
+        best_cost = cost;
+      }
+    }
+    return best;
   }
 
   // ---- output ----
@@ -2491,6 +2544,7 @@ class DeviceSystem {
   double cut_max_ = 0.0;
   double box_lo_[3] = {0, 0, 0}, box_len_[3] = {0, 0, 0};    // the host's copy of the box
   std::vector<double> tail_;
+  std::vector<double> row_cutsq_;    // the host's copy of c_.row_cutsq
   std::vector<long> type_count_;
   kk::CellData<DeviceType> c_;
   kk::CheckerData<DeviceType> cb_;

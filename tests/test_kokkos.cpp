@@ -460,9 +460,11 @@ TEST(Kokkos, NonConsecutiveAtomIdsAreRefused)
   EXPECT_NE(err.find("requires consecutive atom IDs"), std::string::npos) << err;
 }
 
-// The default Widom kernel stages, per cell, only the atoms within the cutoff of the cell; the
-// simple one (GPUMC_WIDOM_KERNEL=simple) lets each insertion walk every cell of its window. Both
-// draw the same points, so in double precision their mean Boltzmann factors agree to round-off.
+// The default Widom kernel stages, per insertion box (a cell of the cell list, or 1/8 or 1/27 of
+// one: GPUMC_WIDOM_SPLIT 1 to 3, a test hook; by default the engine chooses), only the atoms within
+// the cutoff of the box; the simple one (GPUMC_WIDOM_KERNEL=simple) lets each insertion walk every
+// cell of its window. Both draw the same points, so in double precision their mean Boltzmann
+// factors agree to round-off.
 TEST(Kokkos, WidomStagedKernelMatchesTheSimpleOne)
 {
   struct Case {
@@ -471,19 +473,21 @@ TEST(Kokkos, WidomStagedKernelMatchesTheSimpleOne)
     double temperature;
   };
   const Case cases[] = {{fmt::format(SIO2, ""), 2, 4000.0}, {fmt::format(LJ_MIX, ""), 3, 1.2}};
-  for (const auto &c : cases) {
+  for (const auto &c : cases) for (const char *split : {"default", "1", "2", "3"}) {
     double factor[2];
     for (int simple = 0; simple < 2; simple++) {
       const ScopedEnv hook("GPUMC_WIDOM_KERNEL", simple ? "simple" : "default");
+      const ScopedEnv boxes("GPUMC_WIDOM_SPLIT", split);
       LammpsSession s(kokkos_args(true));
       s.cmd(c.setup + fmt::format("displace_atoms all random 0.3 0.3 0.3 71 units box\n"
                                   "compute w all widom {} 100000 {} 77\nthermo_style custom step c_w[4]\nrun 0",
                                   c.type, c.temperature));
       factor[simple] = s.compute_vector("w", 3);
     }
-    std::printf("type %d: <exp(-beta dU)> staged %.15g, simple %.15g\n", c.type, factor[0], factor[1]);
+    std::printf("type %d, split %s: <exp(-beta dU)> staged %.15g, simple %.15g\n", c.type, split, factor[0],
+                factor[1]);
     EXPECT_GT(factor[0], 0.0);
-    EXPECT_NEAR(factor[0], factor[1], 1e-12 * factor[1]) << "type " << c.type;
+    EXPECT_NEAR(factor[0], factor[1], 1e-12 * factor[1]) << "type " << c.type << ", split " << split;
   }
 }
 
