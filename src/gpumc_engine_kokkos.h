@@ -1236,9 +1236,8 @@ struct WidomSimpleFunctor {
 
 // A team per insertion box stages the atoms of its cell's window that are within the cutoff of the
 // box (in SiO2 about 400 of the window's 610 for a whole cell, 260 for an eighth of one: no
-// insertion inside the box has other neighbours),
-// relative to the box's corner (numbers below a few cutoffs, so that float keeps about 1e-6 of a
-// length unit). Then each thread takes insertions of the box in turn and sums its pair terms over
+// insertion inside the box has other neighbours), relative to the box's corner (numbers below a
+// few cutoffs, so that float keeps about 1e-6 of a length unit). Then each thread takes insertions of the box in turn and sums its pair terms over
 // the staged atoms: on a GPU the 32 lanes of a warp read the same staged atom at once (one
 // broadcast load) for 32 insertions a few angstroms apart, which share most of their neighbours.
 // (A warp per insertion needed the lanes to list the neighbours first, and one lane to do the
@@ -1264,8 +1263,8 @@ struct WidomTiledFunctor {
     return StagedAtoms<Real>::bytes(cap) + C::bytes<int>(NW + 1) + C::bytes<PairCoeffT<Real>>(nt1);
   }
 
-  // Window cell w of box b's cell; whether the atom in slot k of it (at periodic shift sh) is
-  // within reach of the box, and its position relative to the box's corner.
+  // Whether the atom in cell slot k, at periodic shift sh, is within reach of the box whose corner
+  // is given; r: its position relative to that corner.
   KOKKOS_INLINE_FUNCTION bool within_reach(const int k, const double sh[3], const double corner[3],
                                            const double reach_sq, double r[3]) const
   {
