@@ -1237,9 +1237,10 @@ struct WidomSimpleFunctor {
 // A team per insertion box stages the atoms of its cell's window that are within the cutoff of the
 // box (in SiO2 about 400 of the window's 610 for a whole cell, 260 for an eighth of one: no
 // insertion inside the box has other neighbours), relative to the box's corner (numbers below a
-// few cutoffs, so that float keeps about 1e-6 of a length unit). Then each thread takes insertions of the box in turn and sums its pair terms over
-// the staged atoms: on a GPU the 32 lanes of a warp read the same staged atom at once (one
-// broadcast load) for 32 insertions a few angstroms apart, which share most of their neighbours.
+// few cutoffs, so that float keeps about 1e-6 of a length unit). Then each thread takes insertions
+// of the box in turn and sums its pair terms over the staged atoms: on a GPU the 32 lanes of a warp
+// read the same staged atom at once (one broadcast load) for 32 insertions a few angstroms apart,
+// which share most of their neighbours.
 // (A warp per insertion needed the lanes to list the neighbours first, and one lane to do the
 // insertion's exponential and sum.)
 // Real: the precision of the staged positions and pair terms; sums are double.
@@ -1281,6 +1282,15 @@ struct WidomTiledFunctor {
   // The test is in double, with a margin well above the round-off of the Real distances, so the
   // staged atoms hold every neighbour of every insertion in the box.
   KOKKOS_INLINE_FUNCTION double reach_sq() const { return c.row_cutsq(a.type) * (1.0 + 1e-4); }
+  // Atoms of cell wc (at periodic shift sh) within reach of the box whose corner is given.
+  KOKKOS_INLINE_FUNCTION int count_within_reach(const int wc, const double sh[3], const double corner[3],
+                                                const double reach_sq) const
+  {
+    double r[3];
+    int n = 0;
+    for (int s = 0; s < c.count(wc); s++) n += within_reach(wc * c.g.cap + s, sh, corner, reach_sq, r) ? 1 : 0;
+    return n;
+  }
 
   // atoms box b stages (to size the scratch space)
   KOKKOS_INLINE_FUNCTION void operator()(TagStagedMax, const int b, int &m) const
@@ -1292,9 +1302,9 @@ struct WidomTiledFunctor {
     const double rsq = reach_sq();
     int n = 0;
     for (int w = 0; w < NW; w++) {
-      double sh[3], r[3];
+      double sh[3];
       const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
-      for (int s = 0; s < c.count(wc); s++) n += within_reach(wc * c.g.cap + s, sh, corner, rsq, r) ? 1 : 0;
+      n += count_within_reach(wc, sh, corner, rsq);
     }
     m = n > m ? n : m;
   }
@@ -1328,10 +1338,9 @@ struct WidomTiledFunctor {
     const double rsq_reach = reach_sq();
     // offsets of the window cells' staged atoms
     Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, NW), [&](const int w, int &part, const bool final) {
-      double sh[3], r[3];
+      double sh[3];
       const int wc = window_cell_flat(c.g, a.len, c0, nw, w, sh);
-      int n = 0;
-      for (int s = 0; s < c.count(wc); s++) n += within_reach(wc * c.g.cap + s, sh, corner, rsq_reach, r) ? 1 : 0;
+      const int n = count_within_reach(wc, sh, corner, rsq_reach);
       if (final) offset[w] = part;
       part += n;
       if (final && w == NW - 1) offset[NW] = part;
@@ -2298,8 +2307,8 @@ class DeviceSystem {
   // ---- checkerboard sweeps ----
 
   // One checkerboard sweep numbered `sweep` (gpumc_checkerboard.h) of the atoms listed in
-  // `mobile`: the checkerboard cells are filled from the positions, then the 8 colours run as 8
-  // kernels of a team per cell. Afterwards the positions are held in atom order and the cell list
+  // `mobile`: the checkerboard cells are filled from the positions, then the 8 colours run, each as
+  // a trial kernel and a decision kernel (checker_colours). Afterwards the positions are held in atom order and the cell list
   // of the other kernels is rebuilt when one of them next needs it.
   // The host does not wait for the sweep: its kernels are sized by the room that earlier sweeps
   // measured, and a sweep whose cells outgrow it stops the sweeps after it on the device. The
