@@ -1419,11 +1419,13 @@ struct CheckerData {
   View<short *> stype;
   View<double *> du;                       // per cell: sum of accepted dU
   View<long *> accepted, trials;           // per cell
-  // the colour being swept: per trial slot of its active cells, energy change and state; per pair
-  // of slots, the correction (CheckerTrialFunctor)
+  // the colour being swept, per active cell a (CheckerTrialFunctor): by slot s (at a * cap + s) each
+  // trial's energy change and state, and per pair of slots the correction; by place b in the
+  // cell's decision order (at a * cap + b) the trial's slot, Metropolis uniform (u, log u) and
+  // displacement (at 3 (a * cap + b) + k)
   int corr_cap = 0;                        // pair entries of a full cell: cap (cap - 1) / 2
-  View<double *> trial_du, trial_corr;
-  View<int *> trial_state;
+  View<double *> trial_du, trial_corr, trial_u, trial_log_u, trial_disp;
+  View<int *> trial_state, trial_slot;
   // the engine's counters: a sweep whose cells outgrew their room stops the sweeps after it
   // (CheckerGuardFunctor). The fill of a stopped sweep does nothing, so its cells are empty and
   // the kernels after it find no atoms to sort, try or decide.
@@ -1615,7 +1617,8 @@ struct CheckerTrialFunctor {
   // neighbour cells' shifts
   static size_t cold_bytes(int cell_cap)
   {
-    return 3 * ScratchR::shmem_size(cell_cap) + ScratchI::shmem_size(cell_cap) + ScratchD::shmem_size(3 * 27);
+    return 3 * ScratchR::shmem_size(cell_cap) + 2 * ScratchI::shmem_size(cell_cap) + ScratchD::shmem_size(3 * 27) +
+           Scratch<uint64_t>::shmem_size(cell_cap);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const { trials<false>(tm); }
@@ -1647,6 +1650,7 @@ struct CheckerTrialFunctor {
     const auto &mem = tm.team_scratch(cold_level);
     ScratchR nx(mem, d.cap), ny(mem, d.cap), nz(mem, d.cap);    // trial positions in the cell frame
     ScratchI state(mem, d.cap);
+    Scratch<uint64_t> key(mem, d.cap);    // per slot: the key of its place in the decision order
     ScratchD shift(mem, 3 * 27);    // per neighbour cell: its offset times the cell width
 
     // 1. the 27 cells, the offsets of their atoms in scratch; the staged atoms; the cell's trials
@@ -1676,11 +1680,11 @@ struct CheckerTrialFunctor {
       // the cell's frame u_old + disp answers, unless it lies within round-off of a face: then the
       // host's own test (wrapped position, its cell) does.
       const int i = d.atom(k);
-      const double p[3] = {d.x(i, 0), d.x(i, 1), d.x(i, 2)};
       int st = d.mobile(i) ? EVALUATED : NOT_A_TRIAL;
       double u_new[3] = {u[0], u[1], u[2]};
+      const CellTrial t = cell_trial(rng, sweep, cell, s, dmax);
+      key(s) = t.key;    // (every slot has a place in the order, a trial or not)
       if (st == EVALUATED) {
-        const CellTrial t = cell_trial(rng, sweep, cell, s, dmax);
         bool outside = false, near_face = false;
         for (int k = 0; k < 3; k++) {
           u_new[k] = u[k] + t.disp[k];
@@ -1689,7 +1693,7 @@ struct CheckerTrialFunctor {
           near_face = near_face || u_new[k] < tol || u_new[k] >= g.w[k] - tol;
         }
         if (!outside && near_face) {
-          double p_new[3] = {p[0] + t.disp[0], p[1] + t.disp[1], p[2] + t.disp[2]};
+          double p_new[3] = {d.x(i, 0) + t.disp[0], d.x(i, 1) + t.disp[1], d.x(i, 2) + t.disp[2]};
           int shift[3] = {0, 0, 0}, cn[3];
           wrap_position(p_new, g.lo, g.len, shift);
           outside = checker_cell(g, p_new, cn, u_new) != cell;
@@ -1703,6 +1707,21 @@ struct CheckerTrialFunctor {
       if (s >= first && s < last) d.trial_state(a * d.cap + s) = st;
     });
     tm.team_barrier();
+    // the team of the cell's first trials: each slot's place in the decision order, and by place
+    // the slot, its Metropolis uniform and its displacement, so that the decisions read them in
+    // order
+    if (first == 0)
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
+        int b = 0;
+        for (int t = 0; t < n; t++) b += cell_trial_before(key(t), t, key(s), s);
+        const size_t at = (size_t) a * d.cap + b;
+        const double u = cell_acceptance_uniform(rng, sweep, cell, s);
+        const CellTrial t = cell_trial(rng, sweep, cell, s, dmax);
+        d.trial_slot(at) = s;
+        d.trial_u(at) = u;
+        d.trial_log_u(at) = log(u);
+        for (int k = 0; k < 3; k++) d.trial_disp(3 * at + k) = t.disp[k];
+      });
 
     // 2. the team's trials against the starting configuration, a group per trial
     const int nstage = offset[27], ngroups = team / group;
@@ -1793,40 +1812,45 @@ struct CheckerTrialFunctor {
 
 // The second kernel, a team per active cell (a CUDA warp, elsewhere one thread): the cell's
 // decisions, in order, then the accepted moves. Each trial's energy change is its evaluated one
-// plus the corrections of the trials accepted before it, which the team adds to every later
-// trial's running sum as soon as a trial is accepted (lanes in parallel, no reduction in the
-// chain of decisions; every lane reads the same sum and makes the same decision).
+// plus the corrections of the trials accepted before it. The trial kernel has put the cell's
+// order, uniforms and displacements by place in the decision order, so that no draw, sort or
+// exponential is left here, and the walk in order is short: place b belongs to lane b % group,
+// which alone keeps its running energy change (in scratch, but no other lane touches it: no
+// barrier in the walk); at place b that lane hands the energy change to the group (a shuffle),
+// every lane makes the same decision, and if the trial is accepted each lane adds the corrections
+// to its own later places.
 template <class DeviceType>
 struct CheckerDecideFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
+  struct TagWarp {};
+  using WarpPolicy = Kokkos::TeamPolicy<ExecSpace, TagWarp>;    // a CUDA warp, known to the compiler
   using Member = typename Policy::member_type;
   template <class T>
   using Scratch = ScratchView<ExecSpace, T>;
   using ScratchD = Scratch<double>;
   using ScratchI = Scratch<int>;
-  using ScratchK = Scratch<uint64_t>;
   CheckerData<DeviceType> d;
   Kokkos::View<int *[3], DeviceType> image;
   int colour, group;
   int hot_level, cold_level;   // scratch levels of hot_bytes (the trials) and cold_bytes (corrections)
-  CounterRNG rng{0, 0};
-  uint64_t sweep;
-  double beta, dmax;
+  double beta;
   // room for the sweep's fullest cell: the scratch arrays' length (the host's room, a smaller
   // margin than the cells' capacity, so that more teams share a multiprocessor)
   int fullest = 0;
 
-  static size_t hot_bytes(int cell_cap)
-  {
-    return 7 * ScratchD::shmem_size(cell_cap) + ScratchK::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap);
-  }
+  static size_t hot_bytes(int cell_cap) { return 3 * ScratchD::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap); }
   static size_t cold_bytes(int cell_cap) { return ScratchD::shmem_size(pair_entries(cell_cap)); }
   KOKKOS_INLINE_FUNCTION static int pair_entries(int n) { return n * (n - 1) / 2; }
 
-  KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &tm) const { decide<false>(tm); }
+  KOKKOS_INLINE_FUNCTION void operator()(TagWarp, const Member &tm) const { decide<true>(tm); }
+
+  template <bool WARP>
+  KOKKOS_INLINE_FUNCTION void decide(const Member &tm) const
   {
     const CheckerGrid &g = d.g;
+    const int group = WARP ? 32 : this->group;
     const int a = tm.league_rank();
     int c0[3];
     const int cell = checker_active_cell(g, colour, a, c0);
@@ -1834,24 +1858,19 @@ struct CheckerDecideFunctor {
     if (n == 0) return;
     const auto &hot = tm.team_scratch(hot_level);
     const int m = fullest;
-    ScratchD disp_x(hot, m), disp_y(hot, m), disp_z(hot, m), test_u(hot, m), test_log_u(hot, m), du(hot, m),
-        du_corr(hot, m);
-    ScratchK key(hot, m);
-    ScratchI state(hot, m), order(hot, m), accepted(hot, m);
+    ScratchD du_run(hot, m), test_u(hot, m), test_log_u(hot, m);    // by place
+    ScratchI state(hot, m), slot(hot, m), accepted(hot, m);
     ScratchD corr(tm.team_scratch(cold_level), pair_entries(m));
 
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
-      const CellTrial t = cell_trial(rng, sweep, cell, s, dmax);
-      key(s) = t.key;
-      disp_x(s) = t.disp[0];
-      disp_y(s) = t.disp[1];
-      disp_z(s) = t.disp[2];
-      test_u(s) = cell_acceptance_uniform(rng, sweep, cell, s);
-      test_log_u(s) = log(test_u(s));
-      du(s) = d.trial_du(a * d.cap + s);
-      state(s) = d.trial_state(a * d.cap + s);
-      accepted(s) = 0;
-      du_corr(s) = 0.0;
+    const size_t base = (size_t) a * d.cap;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int b) {
+      const int s = d.trial_slot(base + b);
+      slot(b) = s;
+      du_run(b) = d.trial_du(base + s);
+      state(b) = d.trial_state(base + s);
+      test_u(b) = d.trial_u(base + b);
+      test_log_u(b) = d.trial_log_u(base + b);
+      accepted(b) = 0;
     });
     // the corrections, several independent loads per thread in flight
     constexpr int LOADS = 8;
@@ -1867,33 +1886,24 @@ struct CheckerDecideFunctor {
         if (r + u * nrounds < ncorr) corr(r + u * nrounds) = v[u];
     });
     tm.team_barrier();
-    // each trial's place in the decision order
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
-      int rank = 0;
-      for (int t = 0; t < n; t++) rank += cell_trial_before(key(t), t, key(s), s);
-      order(rank) = s;
-    });
-    tm.team_barrier();
 
     const int lane = tm.team_rank();
     double du_sum = 0.0;
     long naccepted = 0, trials = 0;
-    for (int b = 0; b < n; b++) {
-      const int s = order(b);
-      if (state(s) == NOT_A_TRIAL) continue;
+    // place b's lane (owner), and this lane's first place after b (later)
+    for (int b = 0, owner = 0, later = lane; b < n; b++, owner = owner + 1 == group ? 0 : owner + 1) {
+      if (later == b) later += group;
+      const int st = state(b);
+      if (st == NOT_A_TRIAL) continue;
       trials++;
-      if (state(s) == LEAVES_CELL) continue;    // rejected
-      const double dU = du(s) + du_corr(s);
-      if (metropolis_accept_log(-beta * dU, test_u(s), test_log_u(s))) {
-        if (lane == 0) accepted(s) = 1;
-        naccepted++;
-        du_sum += dU;
-        for (int later = b + 1 + lane; later < n; later += group) {
-          const int t = order(later);
-          du_corr(t) += corr(checker_pair_entry(s, t));
-        }
-        group_sync(group);    // du_corr, for the next trials
-      }
+      if (st == LEAVES_CELL) continue;    // rejected
+      const double dU = group_broadcast(lane == owner ? du_run(b) : 0.0, owner, group);
+      if (!metropolis_accept_log(-beta * dU, test_u(b), test_log_u(b))) continue;
+      if (lane == owner) accepted(b) = 1;
+      naccepted++;
+      du_sum += dU;
+      const int sb = slot(b);
+      for (int c = later; c < n; c += group) du_run(c) += corr(checker_pair_entry(sb, slot(c)));
     }
     if (lane == 0) {
       d.du(cell) = du_sum;
@@ -1903,10 +1913,12 @@ struct CheckerDecideFunctor {
     tm.team_barrier();
 
     // the accepted moves
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
-      if (!accepted(s)) return;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int b) {
+      if (!accepted(b)) return;
+      const int s = slot(b);
       const int i = d.atom(cell * d.cap + s);
-      double p_new[3] = {d.x(i, 0) + disp_x(s), d.x(i, 1) + disp_y(s), d.x(i, 2) + disp_z(s)};
+      const double *disp = d.trial_disp.data() + 3 * (base + b);
+      double p_new[3] = {d.x(i, 0) + disp[0], d.x(i, 1) + disp[1], d.x(i, 2) + disp[2]};
       int shift[3] = {0, 0, 0};
       wrap_position(p_new, g.lo, g.len, shift);
       for (int k = 0; k < 3; k++) {
@@ -2389,10 +2401,11 @@ class DeviceSystem {
     Kokkos::deep_copy(ExecSpace(), cb_.accepted, 0L);
     Kokkos::deep_copy(ExecSpace(), cb_.trials, 0L);
     cb_.g = g;
-    Kokkos::parallel_for("gpumc:checker_count", Kokkos::RangePolicy<ExecSpace, typename B::TagCount>(0, natoms_),
+    // (every kernel of a sweep takes its functor as a kernel argument: see light())
+    Kokkos::parallel_for("gpumc:checker_count", light(Kokkos::RangePolicy<ExecSpace, typename B::TagCount>(0, natoms_)),
                          B{cb_, mobile});
     if (!cb_sizes_.data()) cb_sizes_ = View<kk::CheckerSizes>("gpumc:checker_sizes");
-    Kokkos::parallel_reduce("gpumc:checker_sizes", Kokkos::RangePolicy<ExecSpace>(0, ncells),
+    Kokkos::parallel_reduce("gpumc:checker_sizes", light(Kokkos::RangePolicy<ExecSpace>(0, ncells)),
                             kk::CheckerSizesFunctor<DeviceType>{cb_}, cb_sizes_);
     if (measure) {
       kk::CheckerSizes m;
@@ -2415,13 +2428,13 @@ class DeviceSystem {
       cb_.suz = View<double *>("gpumc:checker_suz", (size_t) ncells * cb_.cap);
       cb_.stype = View<short *>("gpumc:checker_stype", (size_t) ncells * cb_.cap);
     }
-    Kokkos::parallel_for("gpumc:checker_guard", Kokkos::RangePolicy<ExecSpace>(0, 1),
+    Kokkos::parallel_for("gpumc:checker_guard", light(Kokkos::RangePolicy<ExecSpace>(0, 1)),
                          kk::CheckerGuardFunctor<DeviceType>{cb_sizes_, c_.counter, room.fullest, room.window, sweep});
     Kokkos::deep_copy(ExecSpace(), cb_.count, 0);
-    Kokkos::parallel_for("gpumc:checker_fill", Kokkos::RangePolicy<ExecSpace, typename B::TagFill>(0, natoms_),
+    Kokkos::parallel_for("gpumc:checker_fill", light(Kokkos::RangePolicy<ExecSpace, typename B::TagFill>(0, natoms_)),
                          B{cb_, mobile});
     Kokkos::parallel_for("gpumc:checker_sort",
-                         Kokkos::TeamPolicy<ExecSpace, typename B::TagSort>(ncells, on_host() ? 1 : 64),
+                         light(Kokkos::TeamPolicy<ExecSpace, typename B::TagSort>(ncells, on_host() ? 1 : 64)),
                          B{cb_, mobile});
 
     int order[8];
@@ -2431,9 +2444,9 @@ class DeviceSystem {
     else
       checker_colours<double>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
     if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
-    Kokkos::parallel_reduce("gpumc:checker_sum", Kokkos::RangePolicy<ExecSpace>(0, ncells),
+    Kokkos::parallel_reduce("gpumc:checker_sum", light(Kokkos::RangePolicy<ExecSpace>(0, ncells)),
                             kk::CheckerSumFunctor<DeviceType>{cb_}, cb_sums_);
-    Kokkos::parallel_for("gpumc:checker_add", Kokkos::RangePolicy<ExecSpace>(0, 1),
+    Kokkos::parallel_for("gpumc:checker_add", light(Kokkos::RangePolicy<ExecSpace>(0, 1)),
                          kk::CheckerAddFunctor<DeviceType>{cb_sums_, c_.scalar, c_.counter});
     cells_stale_ = true;
   }
@@ -2453,6 +2466,10 @@ class DeviceSystem {
     cb_.corr_cap = kk::CheckerDecideFunctor<DeviceType>::pair_entries(cb_.cap);
     kk::reuse_or_allocate(cb_.trial_du, "gpumc:checker_trial_du", (size_t) nactive * cb_.cap);
     kk::reuse_or_allocate(cb_.trial_state, "gpumc:checker_trial_state", (size_t) nactive * cb_.cap);
+    kk::reuse_or_allocate(cb_.trial_slot, "gpumc:checker_trial_slot", (size_t) nactive * cb_.cap);
+    kk::reuse_or_allocate(cb_.trial_u, "gpumc:checker_trial_u", (size_t) nactive * cb_.cap);
+    kk::reuse_or_allocate(cb_.trial_log_u, "gpumc:checker_trial_log_u", (size_t) nactive * cb_.cap);
+    kk::reuse_or_allocate(cb_.trial_disp, "gpumc:checker_trial_disp", (size_t) 3 * nactive * cb_.cap);
     kk::reuse_or_allocate(cb_.trial_corr, "gpumc:checker_trial_corr", std::max<size_t>((size_t) nactive * cb_.corr_cap, 1));
 
     int team = checker_team_size();
@@ -2485,9 +2502,23 @@ class DeviceSystem {
     const size_t d_hot = D::hot_bytes(fullest), d_cold = D::cold_bytes(fullest);
     int d_hot_level, d_cold_level;
     scratch_levels(d_hot, d_cold, decide_team, d_hot_level, d_cold_level);
-    D decide{cb_, c_.image, 0, warp_group(decide_team), d_hot_level, d_cold_level, rng, sweep, beta, dmax, fullest};
-    const auto decide_policy = with_scratch(light(typename D::Policy(nactive, decide_team)), d_hot_level,
-                                            d_cold_level, d_hot, d_cold);
+    D decide{cb_, c_.image, 0, warp_group(decide_team), d_hot_level, d_cold_level, beta, fullest};
+    // the decisions of a colour: on CUDA by warps known to the compiler
+    auto decide_colour = [&]() {
+      if constexpr (cuda_space()) {
+        if (decide.group == 32) {
+          Kokkos::parallel_for("gpumc:checker_decide",
+                               with_scratch(light(typename D::WarpPolicy(nactive, decide_team)), d_hot_level,
+                                            d_cold_level, d_hot, d_cold),
+                               decide);
+          return;
+        }
+      }
+      Kokkos::parallel_for("gpumc:checker_decide",
+                           with_scratch(light(typename D::Policy(nactive, decide_team)), d_hot_level, d_cold_level,
+                                        d_hot, d_cold),
+                           decide);
+    };
     const char *label = std::is_same<Real, float>::value ? "gpumc:checker_trials_mixed" : "gpumc:checker_trials";
     // the 8 colours, the trial kernel launched by a policy of policy_type's type (Policy or WarpPolicy)
     auto colours = [&](auto policy_type) {
@@ -2496,7 +2527,7 @@ class DeviceSystem {
       for (int k = 0; k < 8; k++) {
         f.colour = decide.colour = order[k];
         Kokkos::parallel_for(label, trials_policy, f);
-        Kokkos::parallel_for("gpumc:checker_decide", decide_policy, decide);
+        decide_colour();
       }
     };
     if constexpr (cuda_space()) {
@@ -2632,7 +2663,7 @@ class DeviceSystem {
     hot_level = hot <= on_chip ? 0 : 1;
     cold_level = hot_level == 0 && hot + cold <= on_chip ? 0 : 1;
   }
-  // Kernels launched many times per invocation (the chain's per batch, the volume trial's) take
+  // Kernels launched many times per invocation (the chain's per batch, the volume trial's, every kernel of a checkerboard sweep) take
   // their functor as a kernel argument. Kokkos's CUDA default for functors over 512 bytes (ours:
   // views of the whole cell list) copies them to constant memory and makes the host wait for the
   // previous such kernel to finish before each launch, exposing the launch latency every time.
