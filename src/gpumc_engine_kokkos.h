@@ -1839,7 +1839,7 @@ struct CheckerDecideFunctor {
   // margin than the cells' capacity, so that more teams share a multiprocessor)
   int fullest = 0;
 
-  static size_t hot_bytes(int cell_cap) { return 7 * ScratchD::shmem_size(cell_cap) + 5 * ScratchI::shmem_size(cell_cap); }
+  static size_t hot_bytes(int cell_cap) { return 3 * ScratchD::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap); }
   static size_t cold_bytes(int cell_cap) { return ScratchD::shmem_size(pair_entries(cell_cap)); }
   KOKKOS_INLINE_FUNCTION static int pair_entries(int n) { return n * (n - 1) / 2; }
 
@@ -1858,31 +1858,22 @@ struct CheckerDecideFunctor {
     if (n == 0) return;
     const auto &hot = tm.team_scratch(hot_level);
     const int m = fullest;
-    // by place: running energy change, uniform, displacement, state, slot, decision
-    ScratchD du_run(hot, m), test_u(hot, m), test_log_u(hot, m), disp_x(hot, m), disp_y(hot, m), disp_z(hot, m);
+    ScratchD du_run(hot, m), test_u(hot, m), test_log_u(hot, m);    // by place
     ScratchI state(hot, m), slot(hot, m), accepted(hot, m);
-    // by slot: energy change, state, atom
-    ScratchD slot_du(hot, m);
-    ScratchI slot_state(hot, m), slot_atom(hot, m);
     ScratchD corr(tm.team_scratch(cold_level), pair_entries(m));
 
-    // Everything from device memory first, in as few dependent rounds as possible: the kernel is a
-    // chain of latencies (a warp per cell).
     const size_t base = (size_t) a * d.cap;
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int k) {
-      slot(k) = d.trial_slot(base + k);
-      test_u(k) = d.trial_u(base + k);
-      test_log_u(k) = d.trial_log_u(base + k);
-      disp_x(k) = d.trial_disp(3 * (base + k));
-      disp_y(k) = d.trial_disp(3 * (base + k) + 1);
-      disp_z(k) = d.trial_disp(3 * (base + k) + 2);
-      slot_du(k) = d.trial_du(base + k);
-      slot_state(k) = d.trial_state(base + k);
-      slot_atom(k) = d.atom(cell * d.cap + k);
-      accepted(k) = 0;
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int b) {
+      const int s = d.trial_slot(base + b);
+      slot(b) = s;
+      du_run(b) = d.trial_du(base + s);
+      state(b) = d.trial_state(base + s);
+      test_u(b) = d.trial_u(base + b);
+      test_log_u(b) = d.trial_log_u(base + b);
+      accepted(b) = 0;
     });
     // the corrections, several independent loads per thread in flight
-    constexpr int LOADS = 16;
+    constexpr int LOADS = 8;
     const int ncorr = n * (n - 1) / 2, nrounds = (ncorr + LOADS - 1) / LOADS;
     const double *from = d.trial_corr.data() + (size_t) a * d.corr_cap;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, nrounds), [&](const int r) {
@@ -1895,17 +1886,36 @@ struct CheckerDecideFunctor {
         if (r + u * nrounds < ncorr) corr(r + u * nrounds) = v[u];
     });
     tm.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int b) {
-      du_run(b) = slot_du(slot(b));
-      state(b) = slot_state(slot(b));
-    });
-    tm.team_barrier();
 
     const int lane = tm.team_rank();
     double du_sum = 0.0;
     long naccepted = 0, trials = 0;
+    bool walked = false;
+    if constexpr (WARP) {
+      if (n <= 64) {
+        // the same walk with a lane's two places (lane, lane + 32) in registers
+        const bool has0 = lane < n, has1 = lane + 32 < n;
+        double run0 = has0 ? du_run(lane) : 0.0, run1 = has1 ? du_run(lane + 32) : 0.0;
+        const int slot0 = has0 ? slot(lane) : 0, slot1 = has1 ? slot(lane + 32) : 0;
+        for (int b = 0; b < n; b++) {
+          const int st = state(b);
+          if (st == NOT_A_TRIAL) continue;
+          trials++;
+          if (st == LEAVES_CELL) continue;    // rejected
+          const double dU = group_broadcast(b < 32 ? run0 : run1, b & 31, 32);
+          if (!metropolis_accept_log(-beta * dU, test_u(b), test_log_u(b))) continue;
+          if (lane == (b & 31)) accepted(b) = 1;
+          naccepted++;
+          du_sum += dU;
+          const int sb = slot(b);
+          if (has0 && lane > b) run0 += corr(checker_pair_entry(sb, slot0));
+          if (has1 && lane + 32 > b) run1 += corr(checker_pair_entry(sb, slot1));
+        }
+        walked = true;
+      }
+    }
     // place b's lane (owner), and this lane's first place after b (later)
-    for (int b = 0, owner = 0, later = lane; b < n; b++, owner = owner + 1 == group ? 0 : owner + 1) {
+    for (int b = 0, owner = 0, later = lane; !walked && b < n; b++, owner = owner + 1 == group ? 0 : owner + 1) {
       if (later == b) later += group;
       const int st = state(b);
       if (st == NOT_A_TRIAL) continue;
@@ -1929,8 +1939,10 @@ struct CheckerDecideFunctor {
     // the accepted moves
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int b) {
       if (!accepted(b)) return;
-      const int s = slot(b), i = slot_atom(s);
-      double p_new[3] = {d.x(i, 0) + disp_x(b), d.x(i, 1) + disp_y(b), d.x(i, 2) + disp_z(b)};
+      const int s = slot(b);
+      const int i = d.atom(cell * d.cap + s);
+      const double *disp = d.trial_disp.data() + 3 * (base + b);
+      double p_new[3] = {d.x(i, 0) + disp[0], d.x(i, 1) + disp[1], d.x(i, 2) + disp[2]};
       int shift[3] = {0, 0, 0};
       wrap_position(p_new, g.lo, g.len, shift);
       for (int k = 0; k < 3; k++) {
@@ -2506,8 +2518,7 @@ class DeviceSystem {
       f.team = team = most >= 32 && warp_group(32) == 32 ? most / 32 * 32 : most;
       f.group = warp_group(team);
     }
-    const size_t on_chip = (hot_level == 0 ? hot : 0) + (cold_level == 0 ? cold : 0);
-    f.per_team = (team / f.group) * checker_trials_per_group(cb_.cap, natoms_ / 8, team, f.group, on_chip);
+    f.per_team = (team / f.group) * checker_trials_per_group(cb_.cap);
     f.teams_per_cell = (cb_.cap + f.per_team - 1) / f.per_team;
 
     using D = kk::CheckerDecideFunctor<DeviceType>;
@@ -2637,32 +2648,14 @@ class DeviceSystem {
     if (team_size_ > 0) return team_size_;
     return on_host() ? 1 : 128;
   }
-  // Trials per group (a warp) in a team of the checkerboard trial kernel. On a host backend a whole
-  // cell, staged once. On a GPU a few: the fewer, the more teams a colour launches, each staging
-  // its cell's neighbourhood again. On CUDA the most of 8, 4, 2, 1 that still gives a colour's
-  // trials (about N / 8) 1.5 times as many groups as the GPU holds at once (its multiprocessors
-  // times the teams that their shared memory (on_chip bytes per team) and registers (80 per
-  // thread, the kernel's launch bounds) admit): on the H100 2 at N = 74088, 8 at 357911, whose
-  // loop times at those sizes were 3-4 % below those of 4 (bench/results). Elsewhere 4.
-  // GPUMC_CHECKER_TRIALS (a test hook) sets it.
-  static int checker_trials_per_group(int cell_cap, int trials_per_colour, int team, int group, size_t on_chip)
+  // Trials per group (a warp) in a team of the checkerboard trial kernel: on a GPU a few, so that
+  // a colour launches many teams (the more, the more often the staging is repeated); on a host
+  // backend a whole cell, staged once. GPUMC_CHECKER_TRIALS (a test hook) sets it.
+  static int checker_trials_per_group(int cell_cap)
   {
     const char *env = std::getenv("GPUMC_CHECKER_TRIALS");
     if (env && std::atoi(env) > 0) return std::atoi(env);
-    if (on_host()) return cell_cap;
-#ifdef KOKKOS_ENABLE_CUDA
-    if constexpr (cuda_space()) {
-      const cudaDeviceProp &prop = ExecSpace().cuda_device_prop();
-      const int by_memory = (int) (prop.sharedMemPerMultiprocessor / (on_chip + prop.reservedSharedMemPerBlock + 1));
-      const int by_registers = prop.regsPerMultiprocessor / (80 * team);
-      const long resident = (long) prop.multiProcessorCount * std::max(1, std::min(by_memory, by_registers)) * (team / group);
-      int trials = 8;
-      while (trials > 1 && (long) trials_per_colour < 3 * resident * trials / 2) trials /= 2;
-      return trials;
-    }
-#endif
-    (void) trials_per_colour, (void) team, (void) group, (void) on_chip;
-    return 4;
+    return on_host() ? cell_cap : 4;
   }
 
   // The cell list of the translation, energy and Widom kernels, rebuilt from the positions of a
