@@ -1839,7 +1839,10 @@ struct CheckerDecideFunctor {
   // margin than the cells' capacity, so that more teams share a multiprocessor)
   int fullest = 0;
 
-  static size_t hot_bytes(int cell_cap) { return 3 * ScratchD::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap); }
+  static size_t hot_bytes(int cell_cap)
+  {
+    return 3 * ScratchD::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap);
+  }
   static size_t cold_bytes(int cell_cap) { return ScratchD::shmem_size(pair_entries(cell_cap)); }
   KOKKOS_INLINE_FUNCTION static int pair_entries(int n) { return n * (n - 1) / 2; }
 
@@ -2344,8 +2347,8 @@ class DeviceSystem {
 
   // One checkerboard sweep numbered `sweep` (gpumc_checkerboard.h) of the atoms listed in
   // `mobile`: the checkerboard cells are filled from the positions, then the 8 colours run, each as
-  // a trial kernel and a decision kernel (checker_colours). Afterwards the positions are held in atom order and the cell list
-  // of the other kernels is rebuilt when one of them next needs it.
+  // a trial kernel and a decision kernel (checker_colours). Afterwards the positions are held in
+  // atom order and the cell list of the other kernels is rebuilt when one of them next needs it.
   // The host does not wait for the sweep: its kernels are sized by the room that earlier sweeps
   // measured, and a sweep whose cells outgrow it stops the sweeps after it on the device. The
   // next call that reads the engine's state (or settle()) runs them again from that one, sized
@@ -2687,10 +2690,11 @@ class DeviceSystem {
     hot_level = hot <= on_chip ? 0 : 1;
     cold_level = hot_level == 0 && hot + cold <= on_chip ? 0 : 1;
   }
-  // Kernels launched many times per invocation (the chain's per batch, the volume trial's, every kernel of a checkerboard sweep) take
-  // their functor as a kernel argument. Kokkos's CUDA default for functors over 512 bytes (ours:
-  // views of the whole cell list) copies them to constant memory and makes the host wait for the
-  // previous such kernel to finish before each launch, exposing the launch latency every time.
+  // Kernels launched many times per invocation (the chain's per batch, the volume trial's, every
+  // kernel of a checkerboard sweep) take their functor as a kernel argument. Kokkos's CUDA default
+  // for functors over 512 bytes (ours: views of the whole cell list) copies them to constant memory
+  // and makes the host wait for the previous such kernel to finish before each launch, exposing
+  // the launch latency every time.
   template <class Policy>
   static auto light(const Policy &policy)
   {
