@@ -1613,11 +1613,11 @@ struct CheckerTrialFunctor {
     rounds = std::min(rounds, 8192 / team);
     return std::max(CANDIDATE_ROUNDS, (rounds + CANDIDATE_ROUNDS - 1) / CANDIDATE_ROUNDS * CANDIDATE_ROUNDS);
   }
-  // scratch read a few times per trial: the trial positions and states of the cell's atoms, the
-  // neighbour cells' shifts
+  // scratch read a few times per trial: the trial positions, states and order keys of the cell's
+  // atoms, the neighbour cells' shifts
   static size_t cold_bytes(int cell_cap)
   {
-    return 3 * ScratchR::shmem_size(cell_cap) + 2 * ScratchI::shmem_size(cell_cap) + ScratchD::shmem_size(3 * 27) +
+    return 3 * ScratchR::shmem_size(cell_cap) + ScratchI::shmem_size(cell_cap) + ScratchD::shmem_size(3 * 27) +
            Scratch<uint64_t>::shmem_size(cell_cap);
   }
 
@@ -1814,11 +1814,11 @@ struct CheckerTrialFunctor {
 // decisions, in order, then the accepted moves. Each trial's energy change is its evaluated one
 // plus the corrections of the trials accepted before it. The trial kernel has put the cell's
 // order, uniforms and displacements by place in the decision order, so that no draw, sort or
-// exponential is left here, and the walk in order is short: place b belongs to lane b % group,
-// which alone keeps its running energy change (in scratch, but no other lane touches it: no
-// barrier in the walk); at place b that lane hands the energy change to the group (a shuffle),
-// every lane makes the same decision, and if the trial is accepted each lane adds the corrections
-// to its own later places.
+// logarithm is left here, and the walk in order is short: place b belongs to lane b % group,
+// which alone keeps its running energy change (in scratch, or on CUDA for cells of at most 64
+// trials in two registers per lane; no other lane touches it: no barrier in the walk); at place b
+// that lane hands the energy change to the group (a shuffle), every lane makes the same decision,
+// and if the trial is accepted each lane adds the corrections to its own later places.
 template <class DeviceType>
 struct CheckerDecideFunctor {
   using ExecSpace = typename DeviceType::execution_space;
