@@ -70,12 +70,13 @@ def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS):
     # configuration, so mixed precision is measured with 100 sweeps per timestep too (at least 200
     # sweeps), which spreads that work thinner.
     sweeps = max(50, int(1e7 / natoms * scale))
-    variants = [("", "", 10), (" (mixed precision)", " precision mixed", 10),
-                (" (mixed precision, 100 sweeps per timestep)", " precision mixed", 100)]
+    # (label suffix, fix keywords, sweeps per timestep, fewest timesteps)
+    variants = [("", "", 10, 1), (" (mixed precision)", " precision mixed", 10, 1),
+                (" (mixed precision, 100 sweeps per timestep)", " precision mixed", 100, 2)]
     if team_scan and natoms >= 50000 and not quick:
-        variants += [(f" team {t}", f" team {t}", 10) for t in (32, 64, 128, 256)]
-    for suffix, keywords, per_step in variants if "checkerboard" in only else []:
-        steps = max(1, sweeps // per_step) if per_step == 10 else max(2, sweeps // per_step)
+        variants += [(f" team {t}", f" team {t}", 10, 1) for t in (32, 64, 128, 256)]
+    for suffix, keywords, per_step, min_steps in variants if "checkerboard" in only else []:
+        steps = max(min_steps, sweeps // per_step)
         label = "gpumc/nvt/kk checkerboard" + suffix
         text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no algorithm checkerboard"
                 f"{keywords}\nthermo 100000\nrun 1\nrun {steps}\n")

@@ -1709,7 +1709,7 @@ struct CheckerTrialFunctor {
     tm.team_barrier();
     // the team of the cell's first trials: each slot's place in the decision order, and by place
     // the slot, its Metropolis uniform and its displacement, so that the decisions read them in
-    // order
+    // order (the displacement drawn again here rather than kept in every team's scratch)
     if (first == 0)
       Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
         int b = 0;
