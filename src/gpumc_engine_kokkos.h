@@ -359,22 +359,23 @@ struct RowPaddingFunctor {
 
 // ---- groups of threads that share one energy: a CUDA warp (32 lanes), elsewhere one thread ----
 
-// Appends a lane's candidate (hit) to its group's list: returns the lane's slot after the `added`
-// entries its group appends this round, -1 without a hit. Lanes append in lane order, so the
-// list and every sum over it are the same in every run.
+// Appends the lanes' candidates (hit) to their group's list: returns the slot that a lane with a
+// hit takes after the entries already listed (the hits of the lanes below it), and sets `added`
+// to the group's hits this round. Lanes append in lane order, so the list and every sum over it
+// are the same in every run. (A lane without a hit writes nothing: a predicated store, no branch.)
 KOKKOS_INLINE_FUNCTION int group_append(bool hit, int group, int lane, int &added)
 {
 #if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
   if (group == 32) {
     const unsigned mask = __ballot_sync(0xffffffffu, hit);
     added = __popc(mask);
-    return hit ? __popc(mask & ((1u << lane) - 1u)) : -1;
+    return __popc(mask & ((1u << lane) - 1u));
   }
 #endif
   (void) group;
   (void) lane;
   added = hit ? 1 : 0;
-  return hit ? 0 : -1;
+  return 0;
 }
 
 // The group's lanes have written (or may overwrite) their list.
@@ -586,7 +587,7 @@ struct PairEnergyFunctor {
           const bool hit = rsq < filter_cutsq && b < below;
           int added;
           const int at = group_append(hit, group, lane, added);
-          if (at >= 0) {
+          if (hit) {
             lrsq[count + at] = rsq;
             lpc[count + at] = irow[b] + jtype;
           }
@@ -1597,11 +1598,19 @@ struct CheckerTrialFunctor {
   uint64_t sweep;
   double dmax;
 
-  // scratch read in every candidate test: the staged atoms and the groups' candidate lists
+  // The staged atoms are padded with atoms out of every trial's reach to whole blocks of
+  // CANDIDATE_ROUNDS rounds of a group, so that the candidate test has no bounds check.
+  KOKKOS_INLINE_FUNCTION static int padded_window(int nstage, int group)
+  {
+    const int block = CANDIDATE_ROUNDS * group;
+    return (nstage + block - 1) / block * block;
+  }
+  // scratch read in every candidate test: the staged atoms and the groups' candidate lists (and
+  // the 27 cells' offsets, indices and counts)
   KOKKOS_INLINE_FUNCTION static size_t hot_bytes(int window_cap, int team, int list_rounds)
   {
     using C = ScratchCarver;
-    return StagedAtoms<Real>::bytes(window_cap) + C::bytes<int>(28) + C::bytes<int>(27) +
+    return StagedAtoms<Real>::bytes(padded_window(window_cap, 32)) + C::bytes<int>(28) + 2 * C::bytes<int>(27) +
            C::bytes<unsigned short>((size_t) list_rounds * team);
   }
   // Rounds that list a whole neighbourhood at once (one pass of pair terms per trial), within
@@ -1634,17 +1643,17 @@ struct CheckerTrialFunctor {
     const int n = d.count(cell);
     if (first >= n) return;
     const int last = first + per_team < n ? first + per_team : n;
-    const int group = WARP ? 32 : this->group;
     ScratchCarver carve{(char *) tm.team_scratch(hot_level)
                             .get_shmem_aligned(hot_bytes(window_cap, team, list_rounds), ScratchCarver::ALIGN)};
     StagedAtoms<Real> atoms;
-    atoms.carve(carve, window_cap);
-    int *offset = carve.take<int>(28), *ncell = carve.take<int>(27);
+    atoms.carve(carve, padded_window(window_cap, 32));
+    int *offset = carve.take<int>(28), *ncell = carve.take<int>(27), *cell_count = carve.take<int>(27);
     unsigned short *list = carve.take<unsigned short>((size_t) list_rounds * team);
     if constexpr (WARP) {
       atoms.to_shared();
       offset = as_shared(offset);
       ncell = as_shared(ncell);
+      cell_count = as_shared(cell_count);
       list = as_shared(list);
     }
     const auto &mem = tm.team_scratch(cold_level);
@@ -1653,21 +1662,31 @@ struct CheckerTrialFunctor {
     Scratch<uint64_t> key(mem, d.cap);    // per slot: the key of its place in the decision order
     ScratchD shift(mem, 3 * 27);    // per neighbour cell: its offset times the cell width
 
-    // 1. the 27 cells, the offsets of their atoms in scratch; the staged atoms; the cell's trials
-    Kokkos::parallel_scan(Kokkos::TeamThreadRange(tm, 27), [&](const int w, int &part, const bool final) {
+    // 1. the 27 cells, the offsets of their atoms in scratch (each thread sums the counts before
+    // its cell: a team scan of 27 numbers costs more); the staged atoms; the cell's trials
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, 27), [&](const int w) {
       int off[3];
       const int nc = checker_neighbour(g, c0, w, off);
-      if (final) {
-        offset[w] = part;
-        ncell[w] = nc;
-        for (int k = 0; k < 3; k++) shift(3 * w + k) = off[k] * g.w[k];
-      }
-      part += d.count(nc);
-      if (final && w == 26) offset[27] = part;
+      ncell[w] = nc;
+      cell_count[w] = d.count(nc);
+      for (int k = 0; k < 3; k++) shift(3 * w + k) = off[k] * g.w[k];
     });
     tm.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, 28), [&](const int w) {
+      int sum = 0;
+      for (int v = 0; v < w; v++) sum += cell_count[v];
+      offset[w] = sum;
+    });
+    tm.team_barrier();
+    const int group = WARP ? 32 : this->group;
+    const int nstage = offset[27];
     // one staged atom per thread (independent loads), its cell found among the 27 offsets
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, offset[27]), [&](const int o) {
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, padded_window(nstage, group)), [&](const int o) {
+      if (o >= nstage) {    // padding: far beyond any trial's reach (its squared distance finite)
+        const Real far = Real(1e18);
+        atoms.set(o, far, far, far, 0);
+        return;
+      }
       int w = 0;    // the last cell whose offset is <= o (binary search: 5 steps)
       for (int step = 16; step > 0; step >>= 1)
         if (w + step < 27 && offset[w + step] <= o) w += step;
@@ -1724,7 +1743,7 @@ struct CheckerTrialFunctor {
       });
 
     // 2. the team's trials against the starting configuration, a group per trial
-    const int nstage = offset[27], ngroups = team / group;
+    const int ngroups = team / group;
     const int my_group = tm.team_rank() / group, lane = tm.team_rank() % group;
     const int chunk = list_rounds * group;
     for (int s = first + my_group; s < last; s += ngroups) {
@@ -1744,36 +1763,36 @@ struct CheckerTrialFunctor {
         const Real half_step = real_sqrt(distance_sq(un, uo)) / 2;
         const Real reach = real_sqrt(cutsq) + half_step;
         const Real reach_sq = reach * reach * (Real(1) + Real(64) * Kokkos::Experimental::epsilon<Real>::value);
+        unsigned short *my_list = list + my_group * chunk;
         for (int first_j = 0; first_j < nstage; first_j += chunk) {
-          // pass 1: list the chunk's candidates, several rounds at once (independent loads and
-          // arithmetic)
+          // pass 1: list the chunk's candidates (the trial's own atom too: it is left out below),
+          // several rounds at once (independent loads and arithmetic). The padding makes every
+          // round's atoms staged ones: no bounds test.
           int nlisted = 0;
           for (int r0 = 0; r0 < list_rounds && first_j + r0 * group < nstage; r0 += CANDIDATE_ROUNDS) {
+            const int j0 = first_j + r0 * group + lane;
             bool near[CANDIDATE_ROUNDS];
             for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-              const int j = first_j + (r0 + u) * group + lane;
-              near[u] = false;
-              if (j < nstage && j != s) {
-                Real q[3];
-                atoms.position(j, q);
-                near[u] = distance_sq(mid, q) < reach_sq;
-              }
+              Real q[3];
+              atoms.position(j0 + u * group, q);
+              near[u] = distance_sq(mid, q) < reach_sq;
             }
             for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
               int added;
               const int slot = group_append(near[u], group, lane, added);
-              if (slot >= 0)
-                list[my_group * chunk + nlisted + slot] = (unsigned short) (first_j + (r0 + u) * group + lane);
+              if (near[u]) my_list[nlisted + slot] = (unsigned short) (j0 + u * group);
               nlisted += added;
             }
           }
-          // pass 2: the listed pair terms, lanes in parallel
+          // pass 2: the listed pair terms, lanes in parallel, each pair's coefficients loaded once
           group_sync(group);
           for (int q = lane; q < nlisted; q += group) {
+            const int j = my_list[q];
+            if (j == s) continue;
             Real p[3];
             int jtype;
-            atoms.load(list[my_group * chunk + q], p, jtype);
-            const PairCoeffT<Real> &pc = row[jtype];
+            atoms.load(j, p, jtype);
+            const PairCoeffT<Real> pc = row[jtype];
             part += (double) pair_energy(pc, distance_sq(un, p));
             part -= (double) pair_energy(pc, distance_sq(uo, p));
           }
@@ -1789,7 +1808,7 @@ struct CheckerTrialFunctor {
           Real was_t[3];
           int ttype;
           atoms.load(t, was_t, ttype);
-          const PairCoeffT<Real> &pc = coeff(itype * nt1 + ttype);
+          const PairCoeffT<Real> pc = coeff(itype * nt1 + ttype);
           const Real now_t[3] = {nx(t), ny(t), nz(t)};
           corr = (double) pair_energy(pc, distance_sq(un, now_t)) - (double) pair_energy(pc, distance_sq(un, was_t)) -
               (double) pair_energy(pc, distance_sq(uo, now_t)) + (double) pair_energy(pc, distance_sq(uo, was_t));
