@@ -1829,21 +1829,23 @@ struct CheckerTrialFunctor {
   }
 };
 
-// The second kernel, a team per active cell (a CUDA warp, elsewhere one thread): the cell's
-// decisions, in order, then the accepted moves. Each trial's energy change is its evaluated one
-// plus the corrections of the trials accepted before it. The trial kernel has put the cell's
-// order, uniforms and displacements by place in the decision order, so that no draw, sort or
-// logarithm is left here, and the walk in order is short: place b belongs to lane b % group,
-// which alone keeps its running energy change (in scratch, or on CUDA for cells of at most 64
-// trials in two registers per lane; no other lane touches it: no barrier in the walk); at place b
-// that lane hands the energy change to the group (a shuffle), every lane makes the same decision,
-// and if the trial is accepted each lane adds the corrections to its own later places.
+// The second kernel, a team per active cell (on a GPU four warps, which all load the cell's
+// trials and write its accepted moves while the first alone walks; elsewhere one thread): the
+// cell's decisions, in order, then the accepted moves. Each trial's energy change is its
+// evaluated one plus the corrections of the trials accepted before it. The trial kernel has put
+// the cell's order, uniforms and displacements by place in the decision order, so that no draw,
+// sort or logarithm is left here, and the walk in order is short: place b belongs to lane
+// b % group, which alone keeps its running energy change (in scratch, or on CUDA for cells of at
+// most 64 trials in two registers per lane; no other lane touches it: no barrier in the walk);
+// at place b that lane hands the energy change to the group (a shuffle), every lane makes the
+// same decision, and if the trial is accepted each lane adds the corrections to its own later
+// places.
 template <class DeviceType>
 struct CheckerDecideFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   struct TagWarp {};
-  using WarpPolicy = Kokkos::TeamPolicy<ExecSpace, TagWarp>;    // a CUDA warp, known to the compiler
+  using WarpPolicy = Kokkos::TeamPolicy<ExecSpace, TagWarp>;    // groups of a CUDA warp, known to the compiler
   using Member = typename Policy::member_type;
   template <class T>
   using Scratch = ScratchView<ExecSpace, T>;
@@ -1909,12 +1911,13 @@ struct CheckerDecideFunctor {
     });
     tm.team_barrier();
 
+    // the walk: the team's first group (the other threads of a larger team only load and write)
     const int lane = tm.team_rank();
     double du_sum = 0.0;
     long naccepted = 0, trials = 0;
-    bool walked = false;
+    bool walked = lane >= group;
     if constexpr (WARP) {
-      if (n <= 64) {
+      if (!walked && n <= 64) {
         // the same walk with a lane's two places (lane, lane + 32) in registers
         const bool has0 = lane < n, has1 = lane + 32 < n;
         double run0 = has0 ? du_run(lane) : 0.0, run1 = has1 ? du_run(lane + 32) : 0.0;
@@ -2544,7 +2547,7 @@ class DeviceSystem {
     f.teams_per_cell = (cb_.cap + f.per_team - 1) / f.per_team;
 
     using D = kk::CheckerDecideFunctor<DeviceType>;
-    const int decide_team = on_host() ? 1 : 32;
+    const int decide_team = on_host() ? 1 : 128;    // four warps: more loads in flight than one
     const size_t d_hot = D::hot_bytes(fullest), d_cold = D::cold_bytes(fullest);
     int d_hot_level, d_cold_level;
     scratch_levels(d_hot, d_cold, decide_team, d_hot_level, d_cold_level);
