@@ -1499,11 +1499,15 @@ struct CheckerSizesFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(const int cell, value_type &v) const
   {
     const int c0[3] = {cell % d.g.n[0], (cell / d.g.n[0]) % d.g.n[1], cell / (d.g.n[0] * d.g.n[1])};
+    // the 27 cells' counts as independent loads (loops of constant length, unrolled), each
+    // periodic image counted as checker_neighbour names it
+    int c[3][3];
+    for (int k = 0; k < 3; k++)
+      for (int o = 0; o < 3; o++) c[k][o] = (c0[k] + o - 1 + d.g.n[k]) % d.g.n[k];
     int n = 0;
-    for (int w = 0; w < 27; w++) {
-      int off[3];
-      n += d.count(checker_neighbour(d.g, c0, w, off));
-    }
+    for (int z = 0; z < 3; z++)
+      for (int y = 0; y < 3; y++)
+        for (int x = 0; x < 3; x++) n += d.count((c[2][z] * d.g.n[1] + c[1][y]) * d.g.n[0] + c[0][x]);
     v.fullest = d.count(cell) > v.fullest ? d.count(cell) : v.fullest;
     v.window = n > v.window ? n : v.window;
   }
@@ -1558,10 +1562,10 @@ enum CheckerTrialState : int { NOT_A_TRIAL = 0, LEAVES_CELL = 1, EVALUATED = 2 }
 //     periodic images whatever the grid shift), the cell's own atoms first in ascending order,
 //     and draws the trials of all the cell's atoms (their new positions enter the corrections).
 //  2. Groups of threads (a CUDA warp, elsewhere one thread) take the team's trials. A group
-//     evaluates a trial in two passes over chunks of the staged atoms: it lists those that may be
-//     within the cutoff of the old or the new position (lanes append in candidate order, so the
-//     list and the sum's order are the same in every run), then sums their pair terms, lanes in
-//     parallel. Its lanes then compute the trial's corrections with the cell's lower slots.
+//     evaluates a trial in two passes: it lists the staged atoms that may be within the cutoff
+//     of the old or the new position (lanes append in candidate order, so the list and the sum's
+//     order are the same in every run), then sums their pair terms, lanes in parallel. Its lanes
+//     then compute the trial's corrections with the cell's lower slots.
 //
 // Real: the precision of the staged cell-frame positions, the distances and the pair terms
 // (float in mixed precision); the stay-in-cell test and all sums are double. Launched with
@@ -1590,8 +1594,9 @@ struct CheckerTrialFunctor {
   int nt1, colour, window_cap, team;
   int group;                   // threads that evaluate a trial together: 32 (a CUDA warp) or 1
   int per_team, teams_per_cell;    // trials per team, teams per active cell
-  // candidate rounds a group lists before it sums their pair terms (a chunk of the staged atoms):
-  // the longer, the fewer idle lanes in the last round of pair terms
+  // a group's list of candidates holds list_rounds rounds of them: the candidates of a trial and
+  // a block of rounds more, so that its pair terms are summed once (every lane busy but in the
+  // last round), in a list small enough to leave room for more teams per multiprocessor
   int list_rounds = 4 * CANDIDATE_ROUNDS;
   int hot_level, cold_level;   // scratch levels (0: on chip) of hot_bytes and of cold_bytes
   CounterRNG rng{0, 0};
@@ -1613,12 +1618,13 @@ struct CheckerTrialFunctor {
     return StagedAtoms<Real>::bytes(padded_window(window_cap, 32)) + C::bytes<int>(28) + 2 * C::bytes<int>(27) +
            C::bytes<unsigned short>((size_t) list_rounds * team);
   }
-  // Rounds that list a whole neighbourhood at once (one pass of pair terms per trial), within
+  // List rounds for a quarter of the staged atoms and a block (a trial's candidates, within
+  // rc + h of a point of the cell, are about 4 pi / 81 = 16 % of its 27 cells' atoms), within
   // 16 KiB of lists per team; GPUMC_CHECKER_LIST_ROUNDS (a test hook) sets them.
   static int list_rounds_for(int window_cap, int team, int group)
   {
     const char *env = std::getenv("GPUMC_CHECKER_LIST_ROUNDS");
-    int rounds = env && std::atoi(env) > 0 ? std::atoi(env) : (window_cap + group - 1) / group;
+    int rounds = env && std::atoi(env) > 0 ? std::atoi(env) : (window_cap / 4 + group - 1) / group + CANDIDATE_ROUNDS;
     rounds = std::min(rounds, 8192 / team);
     return std::max(CANDIDATE_ROUNDS, (rounds + CANDIDATE_ROUNDS - 1) / CANDIDATE_ROUNDS * CANDIDATE_ROUNDS);
   }
@@ -1745,7 +1751,7 @@ struct CheckerTrialFunctor {
     // 2. the team's trials against the starting configuration, a group per trial
     const int ngroups = team / group;
     const int my_group = tm.team_rank() / group, lane = tm.team_rank() % group;
-    const int chunk = list_rounds * group;
+    const int list_cap = list_rounds * group, block = CANDIDATE_ROUNDS * group;
     for (int s = first + my_group; s < last; s += ngroups) {
       const Real un[3] = {nx(s), ny(s), nz(s)};
       Real uo[3];
@@ -1763,28 +1769,10 @@ struct CheckerTrialFunctor {
         const Real half_step = real_sqrt(distance_sq(un, uo)) / 2;
         const Real reach = real_sqrt(cutsq) + half_step;
         const Real reach_sq = reach * reach * (Real(1) + Real(64) * Kokkos::Experimental::epsilon<Real>::value);
-        unsigned short *my_list = list + my_group * chunk;
-        for (int first_j = 0; first_j < nstage; first_j += chunk) {
-          // pass 1: list the chunk's candidates (the trial's own atom too: it is left out below),
-          // several rounds at once (independent loads and arithmetic). The padding makes every
-          // round's atoms staged ones: no bounds test.
-          int nlisted = 0;
-          for (int r0 = 0; r0 < list_rounds && first_j + r0 * group < nstage; r0 += CANDIDATE_ROUNDS) {
-            const int j0 = first_j + r0 * group + lane;
-            bool near[CANDIDATE_ROUNDS];
-            for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-              Real q[3];
-              atoms.position(j0 + u * group, q);
-              near[u] = distance_sq(mid, q) < reach_sq;
-            }
-            for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
-              int added;
-              const int slot = group_append(near[u], group, lane, added);
-              if (near[u]) my_list[nlisted + slot] = (unsigned short) (j0 + u * group);
-              nlisted += added;
-            }
-          }
-          // pass 2: the listed pair terms, lanes in parallel, each pair's coefficients loaded once
+        unsigned short *my_list = list + my_group * list_cap;
+        int nlisted = 0;
+        // pass 2: the listed pair terms, lanes in parallel, each pair's coefficients loaded once
+        auto sum_listed = [&]() {
           group_sync(group);
           for (int q = lane; q < nlisted; q += group) {
             const int j = my_list[q];
@@ -1796,8 +1784,30 @@ struct CheckerTrialFunctor {
             part += (double) pair_energy(pc, distance_sq(un, p));
             part -= (double) pair_energy(pc, distance_sq(uo, p));
           }
-          group_sync(group);    // the list is refilled by the next chunk
+          group_sync(group);    // the list is refilled from its start
+          nlisted = 0;
+        };
+        // pass 1: list the candidates (the trial's own atom too: it is left out above), a block of
+        // rounds at once (independent loads and arithmetic). The padding makes every round's
+        // atoms staged ones: no bounds test. A list that might not hold the next block is summed
+        // first (rarely: it holds a neighbourhood's candidates with room to spare).
+        for (int j_block = 0; j_block < nstage; j_block += block) {
+          if (nlisted + block > list_cap) sum_listed();
+          const int j0 = j_block + lane;
+          bool near[CANDIDATE_ROUNDS];
+          for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+            Real q[3];
+            atoms.position(j0 + u * group, q);
+            near[u] = distance_sq(mid, q) < reach_sq;
+          }
+          for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
+            int added;
+            const int slot = group_append(near[u], group, lane, added);
+            if (near[u]) my_list[nlisted + slot] = (unsigned short) (j0 + u * group);
+            nlisted += added;
+          }
         }
+        sum_listed();
         part = group_sum(part, group);
       }
       if (lane == 0) d.trial_du(a * d.cap + s) = part;
@@ -1879,7 +1889,13 @@ struct CheckerDecideFunctor {
     int c0[3];
     const int cell = checker_active_cell(g, colour, a, c0);
     const int n = d.count(cell);
-    if (n == 0) return;
+    if (n == 0) {    // (every cell is active in one colour of a sweep: its sums are set here)
+      Kokkos::single(Kokkos::PerTeam(tm), [&]() {
+        d.du(cell) = 0.0;
+        d.accepted(cell) = d.trials(cell) = 0;
+      });
+      return;
+    }
     const auto &hot = tm.team_scratch(hot_level);
     const int m = fullest;
     ScratchD du_run(hot, m), test_u(hot, m), test_log_u(hot, m);    // by place
@@ -2445,10 +2461,7 @@ class DeviceSystem {
     } else {
       Kokkos::deep_copy(ExecSpace(), cb_.count, 0);
     }
-    // (asynchronous fills: no host wait per sweep)
-    Kokkos::deep_copy(ExecSpace(), cb_.du, 0.0);
-    Kokkos::deep_copy(ExecSpace(), cb_.accepted, 0L);
-    Kokkos::deep_copy(ExecSpace(), cb_.trials, 0L);
+    // (the per-cell sums need no fill: each colour's decision kernel sets its cells')
     cb_.g = g;
     // (every kernel of a sweep takes its functor as a kernel argument: see light())
     Kokkos::parallel_for("gpumc:checker_count", light(Kokkos::RangePolicy<ExecSpace, typename B::TagCount>(0, natoms_)),
