@@ -1855,7 +1855,7 @@ struct CheckerDecideFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Policy = Kokkos::TeamPolicy<ExecSpace>;
   struct TagWarp {};
-  using WarpPolicy = Kokkos::TeamPolicy<ExecSpace, TagWarp>;    // groups of a CUDA warp, known to the compiler
+  using WarpPolicy = Kokkos::TeamPolicy<ExecSpace, TagWarp>;    // whole CUDA warps, known to the compiler
   using Member = typename Policy::member_type;
   template <class T>
   using Scratch = ScratchView<ExecSpace, T>;
