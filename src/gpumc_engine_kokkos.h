@@ -1610,8 +1610,8 @@ struct CheckerTrialFunctor {
     const int block = CANDIDATE_ROUNDS * group;
     return (nstage + block - 1) / block * block;
   }
-  // scratch read in every candidate test: the staged atoms and the groups' candidate lists (and
-  // the 27 cells' offsets, indices and counts)
+  // scratch read in every candidate test: the staged atoms (padded for the largest group, a warp)
+  // and the groups' candidate lists (and the 27 cells' offsets, indices and counts)
   KOKKOS_INLINE_FUNCTION static size_t hot_bytes(int window_cap, int team, int list_rounds)
   {
     using C = ScratchCarver;
@@ -1870,10 +1870,7 @@ struct CheckerDecideFunctor {
   // margin than the cells' capacity, so that more teams share a multiprocessor)
   int fullest = 0;
 
-  static size_t hot_bytes(int cell_cap)
-  {
-    return 3 * ScratchD::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap);
-  }
+  static size_t hot_bytes(int cell_cap) { return 3 * ScratchD::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap); }
   static size_t cold_bytes(int cell_cap) { return ScratchD::shmem_size(pair_entries(cell_cap)); }
   KOKKOS_INLINE_FUNCTION static int pair_entries(int n) { return n * (n - 1) / 2; }
 
