@@ -378,6 +378,26 @@ KOKKOS_INLINE_FUNCTION int group_append(bool hit, int group, int lane, int &adde
   return 0;
 }
 
+// Bits of the group's lanes whose `hit` is set, lane 0 lowest (one thread: bit 0).
+KOKKOS_INLINE_FUNCTION unsigned group_ballot(bool hit, int group)
+{
+#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
+  if (group == 32) return __ballot_sync(0xffffffffu, hit);
+#endif
+  (void) group;
+  return hit ? 1u : 0u;
+}
+
+// Index of the lowest set bit of a nonzero mask.
+KOKKOS_INLINE_FUNCTION int lowest_bit(unsigned mask)
+{
+#ifdef __CUDA_ARCH__
+  return __ffs(mask) - 1;
+#else
+  return __builtin_ctz(mask);
+#endif
+}
+
 // The group's lanes have written (or may overwrite) their list.
 KOKKOS_INLINE_FUNCTION void group_sync(int group)
 {
@@ -615,16 +635,17 @@ struct PairEnergyFunctor {
 // ---- the sequential translation chain, evaluated speculatively in batches ----
 //
 // Moves first.. of the chain run in batches of B. A first kernel evaluates every move of a batch
-// at once (a team per move) against the configuration at the start of the batch; a second marks,
-// for each move, the earlier moves of the batch it may interact with; a third, one team, then
-// walks the batch in chain order and decides. A move's energy change differs from
-// its evaluation only through the moves of the batch accepted before it, and those are known
-// exactly: the change is corrected by the pair terms between the moved atom's old and new
-// positions and each earlier accepted move's old and new positions (four terms per pair, zero
-// beyond the cutoff), and a move of an atom that itself moved earlier in the batch is evaluated
-// again from the current configuration. Every decision is therefore the strictly sequential
-// chain's, made with energy changes equal to it up to round-off in the order of the sums (as
-// between host and device anyway), and the chain does not depend on B.
+// at once (a team per move) against the configuration at the start of the batch; a second works
+// out, for each pair of moves a < m of the batch, the correction that move a, if accepted, makes to
+// move m's energy change: the pair terms between the two atoms' old and new positions (four terms,
+// zero beyond the cutoff), or NaN when they move the same atom; a third, one team, then walks the
+// batch in chain order and decides. A move's energy change differs from its evaluation only
+// through the moves of the batch accepted before it: a move that no earlier one may change is
+// decided as evaluated, any other with the corrections of the earlier accepted ones added, and a
+// move whose atom moved earlier in the batch (NaN) is evaluated again from the current
+// configuration. Every decision is therefore the strictly sequential chain's, made with energy
+// changes equal to it up to round-off in the order of the sums (as between host and device
+// anyway), and the chain does not depend on B.
 
 // A trial translation of the chain: the atom, its old and new position (wrapped into the box) and
 // the periodic images the move crosses.
@@ -735,24 +756,37 @@ KOKKOS_INLINE_FUNCTION double pair_energy_nearest(const PairCoeff &pc, const dou
 }
 
 // The evaluated moves of a batch, each against the configuration at the start of the batch.
-constexpr int CHAIN_MASK_WORDS = 2;    // a batch has at most 128 moves
+constexpr int CHAIN_BATCH_MAX = 128;    // moves per batch: the deciding team's scratch
 template <class DeviceType>
 struct BatchData {
   Kokkos::View<int *[4], DeviceType> index;            // atom, type, slot, cell of the new position
   Kokkos::View<double *[6], DeviceType> positions;    // old (0-2) and new (3-5)
   Kokkos::View<int *[3], DeviceType> shift;
   Kokkos::View<double *[3], DeviceType> du_u;          // energy change, uniform number of the test, its log
-  // earlier moves of the batch that this one may interact with (as evaluated): the same atom, or
-  // an old or new position within the largest cutoff of its old or new position
-  Kokkos::View<uint64_t *[CHAIN_MASK_WORDS], DeviceType> conflicts;
+  // per pair of moves a < m: move a's correction to move m's energy change, at m * B + a (the
+  // corrections to one move are contiguous), and per move whether any earlier one may change it
+  Kokkos::View<double *, DeviceType> corr;
+  Kokkos::View<int *, DeviceType> conflicted;
   BatchData() = default;
   explicit BatchData(int batch)
       : index("gpumc:batch_index", batch), positions("gpumc:batch_pos", batch), shift("gpumc:batch_shift", batch),
-        du_u("gpumc:batch_du", batch), conflicts("gpumc:batch_conflicts", batch)
+        du_u("gpumc:batch_du", batch), corr("gpumc:batch_corr", (size_t) batch * batch),
+        conflicted("gpumc:batch_conflicted", batch)
   {
   }
-  int size() const { return (int) index.extent(0); }
+  KOKKOS_INLINE_FUNCTION int size() const { return (int) index.extent(0); }
+  KOKKOS_INLINE_FUNCTION double &correction(int a, int m) const { return corr((size_t) m * size() + a); }
 };
+
+// The correction that an accepted move of one atom (from was to now) makes to the energy change
+// of a move of another (from p_old to p_new): the pair terms of the first atom's new position
+// replace those of its old one in both of the second's energies.
+KOKKOS_INLINE_FUNCTION double chain_correction(const PairCoeff &pc, const double was[3], const double now[3],
+                                               const double p_old[3], const double p_new[3], const double len[3])
+{
+  return pair_energy_nearest(pc, p_new, now, len) - pair_energy_nearest(pc, p_new, was, len) -
+      pair_energy_nearest(pc, p_old, now, len) + pair_energy_nearest(pc, p_old, was, len);
+}
 
 // Evaluation of moves first..first+count-1, a team per move.
 template <class DeviceType>
@@ -793,46 +827,60 @@ struct ChainEvaluateFunctor {
   }
 };
 
-// Which earlier moves of the batch each move may interact with, from the evaluated positions: a
-// team per move and mask word, a thread per earlier move (the bits OR-reduced).
+// The corrections of a batch, from the evaluated positions: a team per move m, a thread per
+// earlier move a. A pair whose four positions are all beyond the largest cutoff of each other
+// gets zero without a term evaluated; a pair of moves of the same atom gets NaN (the later one is
+// evaluated again if the earlier one is accepted). Move m is conflicted if any pair is neither.
 template <class DeviceType>
-struct ChainConflictFunctor {
+struct ChainCorrectionFunctor {
   using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
   BatchData<DeviceType> b;
   Kokkos::View<double *, DeviceType> scalar;
+  Kokkos::View<PairCoeff *, DeviceType> coeff;
+  int nt1;
   double cutsq_max;
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
-    const int m = team.league_rank() / CHAIN_MASK_WORDS, word = team.league_rank() % CHAIN_MASK_WORDS;
+    const int m = team.league_rank(), atom = b.index(m, 0), type = b.index(m, 1);
     const double len[3] = {scalar(DS_LEN), scalar(DS_LEN + 1), scalar(DS_LEN + 2)};
     const double pm[3] = {b.positions(m, 0), b.positions(m, 1), b.positions(m, 2)};
     const double qm[3] = {b.positions(m, 3), b.positions(m, 4), b.positions(m, 5)};
-    const int begin = 64 * word, end = m < 64 * (word + 1) ? m : 64 * (word + 1);
-    uint64_t mask = 0;
+    int near = 0;    // (a sum: its identity is zero, unlike a maximum's)
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, begin, end > begin ? end : begin),
-        [&](const int a, uint64_t &bits) {
-          const double pa[3] = {b.positions(a, 0), b.positions(a, 1), b.positions(a, 2)};
-          const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
-          const bool near = b.index(a, 0) == b.index(m, 0) || nearest_rsq(pm, pa, len) < cutsq_max ||
-              nearest_rsq(pm, qa, len) < cutsq_max || nearest_rsq(qm, pa, len) < cutsq_max ||
-              nearest_rsq(qm, qa, len) < cutsq_max;
-          if (near) bits |= uint64_t(1) << (a - begin);
+        Kokkos::TeamThreadRange(team, m),
+        [&](const int a, int &near_pairs) {
+          double corr = 0.0;
+          if (b.index(a, 0) == atom) {
+            corr = Kokkos::Experimental::quiet_NaN<double>::value;
+            near_pairs += 1;
+          } else {
+            const double pa[3] = {b.positions(a, 0), b.positions(a, 1), b.positions(a, 2)};
+            const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
+            if (nearest_rsq(pm, pa, len) < cutsq_max || nearest_rsq(pm, qa, len) < cutsq_max ||
+                nearest_rsq(qm, pa, len) < cutsq_max || nearest_rsq(qm, qa, len) < cutsq_max) {
+              corr = chain_correction(coeff(type * nt1 + b.index(a, 1)), pa, qa, pm, qm, len);
+              near_pairs += 1;
+            }
+          }
+          b.correction(a, m) = corr;
         },
-        Kokkos::BOr<uint64_t>(mask));
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { b.conflicts(m, word) = mask; });
+        near);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { b.conflicted(m) = near > 0; });
   }
 };
 
-// Decisions of moves first..first+count-1 in chain order (see above), by one team: a CUDA warp,
-// whose lanes share the corrections, or one thread. The team holds the batch, the moves it
-// accepted and the atoms whose slot changed in scratch memory. The walk in chain order is one
-// warp's dependent chain of instructions, so it does as little as it can per move: the lanes
-// test every move alone beforehand (its decision when no accepted move interacts with it), and an
-// accepted move that stays in its cell only joins a list of pending writes, which the lanes carry
-// out together before anything reads the cell list (a move evaluated again, a move between
-// cells) and at the end. Pending moves are of distinct atoms: a second move of an atom is
-// evaluated again, after the writes.
+// Decisions of moves first..first+count-1 in chain order (see above), by one team: a CUDA warp or
+// one thread, holding the batch in scratch memory.
+//  1. Every move that no earlier move of the batch may change (not conflicted: the usual case in
+//     a large system) is decided at once, each lane its own.
+//  2. The walk visits the conflicted moves in chain order, each decided with its evaluated energy
+//     change plus the corrections of the earlier moves accepted as evaluated (the lanes sum them).
+//     A NaN (its atom was moved) has it evaluated again from the current configuration, after the
+//     accepted moves before it are written; if it is then accepted, its corrections to the later
+//     moves come from its actual positions, and every later move they change joins the walk.
+//  3. The accepted moves are written to the cell list in chain order: between two moves that
+//     change cells (which move another atom's slot: lane 0 alone) the lanes write the others at
+//     once. A move into a full cell stops the chain before it (the host makes room and resumes).
 template <class DeviceType>
 struct ChainCommitFunctor {
   using ExecSpace = typename DeviceType::execution_space;
@@ -847,12 +895,14 @@ struct ChainCommitFunctor {
   uint64_t first, nmobile;
   int count;
 
+  // per move accepted: 0 no, 1 as evaluated, 2 after evaluating it again (positions as then)
+  enum : int { REJECTED = 0, ACCEPTED = 1, ACCEPTED_AGAIN = 2 };
+
   static size_t scratch_bytes(int batch)
   {
     return Scratch<int>::shmem_size(4 * batch) + Scratch<int>::shmem_size(3 * batch) +
-        2 * Scratch<double>::shmem_size(6 * batch) + 3 * Scratch<double>::shmem_size(batch) +
-        Scratch<uint64_t>::shmem_size(CHAIN_MASK_WORDS * batch) + 2 * Scratch<int>::shmem_size(batch) +
-        Scratch<int>::shmem_size(2 * batch) + 3 * Scratch<int>::shmem_size(batch);
+        3 * Scratch<int>::shmem_size(batch) + Scratch<double>::shmem_size(6 * batch) +
+        4 * Scratch<double>::shmem_size(batch);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
@@ -861,15 +911,12 @@ struct ChainCommitFunctor {
     const Grid &g = c.g;
     const int lane = team.team_rank(), group = team.team_size();
     const auto &mem = team.team_scratch(0);
-    // the batch as evaluated
+    // the batch as evaluated (a move evaluated again: as then)
     Scratch<int> index(mem, 4 * count), sh(mem, 3 * count);
-    Scratch<double> pos(mem, 6 * count), du(mem, count), u(mem, count), log_u(mem, count);
-    Scratch<uint64_t> conflicts(mem, CHAIN_MASK_WORDS * count);
-    // the accepted moves (atom, type, old and new position), atoms whose slot changed
-    Scratch<int> moved_atom(mem, count), moved_type(mem, count), relocated(mem, 2 * count);
-    Scratch<double> moved_pos(mem, 6 * count);
-    // each move's decision alone (1: accepted); pending writes: the move and its slot
-    Scratch<int> alone(mem, count), pending(mem, count), pending_slot(mem, count);
+    Scratch<int> conflicted(mem, count), accepted(mem, count), crosses(mem, count);    // crosses: changes cells
+    Scratch<double> pos(mem, 6 * count);
+    // energy change (the decided one, once decided), extra corrections (from moves evaluated again)
+    Scratch<double> du(mem, count), extra(mem, count), u(mem, count), log_u(mem, count);
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int k) {
@@ -877,152 +924,152 @@ struct ChainCommitFunctor {
       for (int d = 0; d < 6; d++) pos(6 * k + d) = b.positions(k, d);
       for (int d = 0; d < 3; d++) sh(3 * k + d) = b.shift(k, d);
       du(k) = b.du_u(k, 0);
+      extra(k) = 0.0;
       u(k) = b.du_u(k, 1);
       log_u(k) = b.du_u(k, 2);
-      alone(k) = metropolis_accept_log(-beta * du(k), u(k), log_u(k)) ? 1 : 0;
-      for (int w = 0; w < CHAIN_MASK_WORDS; w++) conflicts(CHAIN_MASK_WORDS * k + w) = b.conflicts(k, w);
+      crosses(k) = index(4 * k + 3) != index(4 * k + 2) / g.cap;
+      conflicted(k) = b.conflicted(k);
+      accepted(k) = !conflicted(k) && metropolis_accept_log(-beta * du(k), u(k), log_u(k)) ? ACCEPTED : REJECTED;
     });
     team.team_barrier();
-    int naccepted = 0, nrelocated = 0, npending = 0;
-    double energy_change = 0.0;
-    uint64_t accepted[CHAIN_MASK_WORDS] = {};    // accepted moves of the batch (bits)
-    bool evaluated_again = false;                // one of them was (its positions are not as evaluated)
-    // the pending writes, by the lanes together (distinct atoms, distinct slots)
-    auto write_pending = [&]() {
-      for (int p = lane; p < npending; p += group) {
-        const int k = pending(p), slot = pending_slot(p), i = index(4 * k);
-        c.sx(slot) = pos(6 * k + 3);
-        c.sy(slot) = pos(6 * k + 4);
-        c.sz(slot) = pos(6 * k + 5);
-        for (int d = 0; d < 3; d++)
-          if (sh(3 * k + d)) c.image(i, d) += sh(3 * k + d);
-      }
-      npending = 0;
-      group_sync(group);
+
+    // energy change and count of the accepted moves before `end`, on every lane
+    auto totals = [&](int end, double &energy, double &naccepted) {
+      energy = naccepted = 0.0;
+      for (int a = lane; a < end; a += group)
+        if (accepted(a)) {
+          energy += du(a);
+          naccepted += 1.0;
+        }
+      energy = group_sum(energy, group);
+      naccepted = group_sum(naccepted, group);
     };
-    for (int k = 0; k < count; k++) {
-      // the pair terms that the accepted moves changed; NaN when one of them moved this atom. None
-      // when no accepted move is among this one's conflicts (the usual case), as long as every
-      // accepted move kept its evaluated positions: then the decision is the move's alone.
-      bool interacts = evaluated_again;
-      for (int w = 0; w < CHAIN_MASK_WORDS; w++) interacts = interacts || (conflicts(CHAIN_MASK_WORDS * k + w) & accepted[w]);
-      if (!interacts && !alone(k)) continue;
-      ChainTrial tr;
-      tr.atom = index(4 * k);
-      tr.type = index(4 * k + 1);
-      tr.slot = index(4 * k + 2);
-      int cell_new = index(4 * k + 3);
-      for (int d = 0; d < 3; d++) {
-        tr.p_old[d] = pos(6 * k + d);
-        tr.p_new[d] = pos(6 * k + 3 + d);
-        tr.shift[d] = sh(3 * k + d);
-      }
-      double dU = du(k);
-      bool again = false;
-      if (interacts) {
-        const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
-        double part = 0.0;
-        for (int a = lane; a < naccepted; a += group) {
-          if (moved_atom(a) == tr.atom) {
-            part += Kokkos::Experimental::quiet_NaN<double>::value;
-            continue;
-          }
-          const PairCoeff &pc = row[moved_type(a)];
-          const double *was = &moved_pos(6 * a), *now = &moved_pos(6 * a + 3);
-          part += pair_energy_nearest(pc, tr.p_new, now, len) - pair_energy_nearest(pc, tr.p_new, was, len) -
-              pair_energy_nearest(pc, tr.p_old, now, len) + pair_energy_nearest(pc, tr.p_old, was, len);
-        }
-        const double correction = group_sum(part, group);
-        dU += correction;
-        again = correction != correction;    // (also a NaN from overlapping atoms)
-        if (again) {
-          write_pending();    // the evaluation reads the cell list
-          tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
-          dU = team_energy_change(team, c, lo, len, tr);
-          int cc[3];
-          cell_coords(g, lo, len, tr.p_new, cc);
-          cell_new = cell_index(g, cc);
-        }
-        if (!metropolis_accept_log(-beta * dU, u(k), log_u(k))) continue;
-      }
-      const int i = tr.atom;
-      if (!again)
-        for (int r = 0; r < nrelocated; r++)
-          if (relocated(r) == i) {
-            tr.slot = c.cell_of(i) * g.cap + c.slot_of(i);
+    // writes the accepted moves from..to-1 to the cell list in chain order; false if the chain
+    // stopped before one of them (its counters then hold the moves before it)
+    auto write_moves = [&](int from, int to) {
+      for (int next = from;;) {
+        // the first accepted move at or after next that changes cells (to if none)
+        int cross = to;
+        for (int base = next; base < to; base += group) {
+          const int a = base + lane;
+          const unsigned hits = group_ballot(a < to && accepted(a) && crosses(a), group);
+          if (hits) {
+            cross = base + lowest_bit(hits);
             break;
           }
-      const int cell_from = tr.slot / g.cap;
-      if (cell_new == cell_from && !again) {
-        if (lane == 0) {
-          pending(npending) = k;
-          pending_slot(npending) = tr.slot;
         }
-        npending++;
-      } else {
-        write_pending();    // a move between cells moves another atom's slot
-        // a full destination cell: stop before this move (the host makes room and resumes there)
-        if (cell_new != cell_from && c.count(cell_new) >= g.cap) {
+        // the moves within their cells before it, at their slots now
+        for (int a = next + lane; a < cross; a += group) {
+          if (!accepted(a)) continue;
+          const int i = index(4 * a), slot = c.cell_of(i) * g.cap + c.slot_of(i);
+          c.sx(slot) = pos(6 * a + 3);
+          c.sy(slot) = pos(6 * a + 4);
+          c.sz(slot) = pos(6 * a + 5);
+          for (int d = 0; d < 3; d++)
+            if (sh(3 * a + d)) c.image(i, d) += sh(3 * a + d);
+        }
+        group_sync(group);
+        if (cross == to) return true;
+        const int i = index(4 * cross), cell_new = index(4 * cross + 3), cell_from = c.cell_of(i);
+        if (c.count(cell_new) >= g.cap) {    // a full destination cell: stop before this move
+          double energy, naccepted;
+          totals(cross, energy, naccepted);
           if (lane == 0) {
             c.counter(DC_STOPPED) = 1;
-            c.counter(DC_STOP_MOVE) = (long) (first + k);
+            c.counter(DC_STOP_MOVE) = (long) (first + cross);
             c.counter(DC_STOP_KIND) = 0;
-            c.scalar(DS_ENERGY) += energy_change;
-            c.counter(DC_TRANS_ACCEPTED) += naccepted;
+            c.scalar(DS_ENERGY) += energy;
+            c.counter(DC_TRANS_ACCEPTED) += (long) naccepted;
           }
-          return;
+          return false;
         }
         if (lane == 0) {
-          int slot = tr.slot;
-          if (cell_new != cell_from) {
-            // leave the old cell (its last atom fills the hole), join the new one
-            const int last = cell_from * g.cap + c.count(cell_from) - 1;
-            const int j = c.sid(last);
-            if (slot != last) {
-              c.sx(slot) = c.sx(last);
-              c.sy(slot) = c.sy(last);
-              c.sz(slot) = c.sz(last);
-              c.sid(slot) = j;
-              c.stype(slot) = c.stype(last);
-              c.slot_of(j) = slot - cell_from * g.cap;
-            }
-            c.count(cell_from) -= 1;
-            const int s = c.count(cell_new);
-            c.count(cell_new) = s + 1;
-            c.cell_of(i) = cell_new;
-            c.slot_of(i) = s;
-            slot = cell_new * g.cap + s;
-            c.sid(slot) = i;
-            c.stype(slot) = tr.type;
-            relocated(nrelocated) = i;
-            relocated(nrelocated + 1) = j;
+          // leave the old cell (its last atom fills the hole), join the new one
+          int slot = cell_from * g.cap + c.slot_of(i);
+          const int last = cell_from * g.cap + c.count(cell_from) - 1;
+          const int j = c.sid(last);
+          if (slot != last) {
+            c.sx(slot) = c.sx(last);
+            c.sy(slot) = c.sy(last);
+            c.sz(slot) = c.sz(last);
+            c.sid(slot) = j;
+            c.stype(slot) = c.stype(last);
+            c.slot_of(j) = slot - cell_from * g.cap;
           }
-          c.sx(slot) = tr.p_new[0];
-          c.sy(slot) = tr.p_new[1];
-          c.sz(slot) = tr.p_new[2];
+          c.count(cell_from) -= 1;
+          const int s = c.count(cell_new);
+          c.count(cell_new) = s + 1;
+          c.cell_of(i) = cell_new;
+          c.slot_of(i) = s;
+          slot = cell_new * g.cap + s;
+          c.sid(slot) = i;
+          c.stype(slot) = index(4 * cross + 1);
+          c.sx(slot) = pos(6 * cross + 3);
+          c.sy(slot) = pos(6 * cross + 4);
+          c.sz(slot) = pos(6 * cross + 5);
           for (int d = 0; d < 3; d++)
-            if (tr.shift[d]) c.image(i, d) += tr.shift[d];
+            if (sh(3 * cross + d)) c.image(i, d) += sh(3 * cross + d);
         }
-        if (cell_new != cell_from) nrelocated += 2;
+        group_sync(group);
+        next = cross + 1;
       }
+    };
+
+    int written = 0;    // the accepted moves before this one are in the cell list
+    for (int k = 0; k < count; k++) {
+      if (!conflicted(k)) continue;
+      double part = 0.0;
+      for (int a = lane; a < k; a += group)
+        if (accepted(a) == ACCEPTED) part += b.correction(a, k);
+      double dU = du(k) + extra(k) + group_sum(part, group);
+      const bool again = dU != dU;    // (NaN: its atom moved, or atoms were put on top of each other)
+      ChainTrial tr;
+      if (again) {
+        if (!write_moves(written, k)) return;    // the evaluation reads the cell list
+        written = k;
+        tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
+        dU = team_energy_change(team, c, lo, len, tr);
+      }
+      const bool accept = metropolis_accept_log(-beta * dU, u(k), log_u(k));
+      group_sync(group);    // (every lane has read this move's entries)
       if (lane == 0) {
-        moved_atom(naccepted) = i;
-        moved_type(naccepted) = tr.type;
-        for (int d = 0; d < 3; d++) {
-          moved_pos(6 * naccepted + d) = tr.p_old[d];
-          moved_pos(6 * naccepted + 3 + d) = tr.p_new[d];
+        accepted(k) = accept ? (again ? ACCEPTED_AGAIN : ACCEPTED) : REJECTED;
+        du(k) = dU;
+      }
+      if (again && accept) {
+        if (lane == 0) {
+          int cc[3];
+          cell_coords(g, lo, len, tr.p_new, cc);
+          index(4 * k + 2) = tr.slot;
+          index(4 * k + 3) = cell_index(g, cc);
+          crosses(k) = index(4 * k + 3) != tr.slot / g.cap;
+          for (int d = 0; d < 3; d++) {
+            pos(6 * k + d) = tr.p_old[d];
+            pos(6 * k + 3 + d) = tr.p_new[d];
+            sh(3 * k + d) = tr.shift[d];
+          }
+        }
+        // its corrections to the later moves, from its actual positions (NaN for its own atom,
+        // whose later moves are NaN already unless this was its first accepted move)
+        const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
+        for (int m = k + 1 + lane; m < count; m += group) {
+          const double corr = index(4 * m) == tr.atom
+              ? Kokkos::Experimental::quiet_NaN<double>::value
+              : chain_correction(row[index(4 * m + 1)], tr.p_old, tr.p_new, &pos(6 * m), &pos(6 * m + 3), len);
+          if (corr != 0.0) {
+            extra(m) += corr;
+            conflicted(m) = 1;
+          }
         }
       }
-      energy_change += dU;
-      naccepted++;
-      accepted[k / 64] |= uint64_t(1) << (k % 64);
-      evaluated_again = evaluated_again || again;
       group_sync(group);
     }
-    write_pending();
+    if (!write_moves(written, count)) return;
+    double energy, naccepted;
+    totals(count, energy, naccepted);
     if (lane == 0) {
-      c.scalar(DS_ENERGY) += energy_change;
-      c.counter(DC_TRANS_ACCEPTED) += naccepted;
+      c.scalar(DS_ENERGY) += energy;
+      c.counter(DC_TRANS_ACCEPTED) += (long) naccepted;
     }
   }
 };
@@ -2238,9 +2285,9 @@ class DeviceSystem {
       const int count = (int) std::min<uint64_t>(batch, nmoves - done);
       kk::ChainEvaluateFunctor<DeviceType> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
       Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
-      Kokkos::parallel_for("gpumc:chain_conflicts",
-                           light(TeamPolicy(count * kk::CHAIN_MASK_WORDS, on_host() ? 1 : 64)),
-                           kk::ChainConflictFunctor<DeviceType>{chain_, c_.scalar, cut_max_ * cut_max_ * (1.0 + 1e-12)});
+      Kokkos::parallel_for("gpumc:chain_corrections", light(TeamPolicy(count, on_host() ? 1 : 64)),
+                           kk::ChainCorrectionFunctor<DeviceType>{chain_, c_.scalar, c_.coeff, c_.nt1,
+                                                                  cut_max_ * cut_max_ * (1.0 + 1e-12)});
       kk::ChainCommitFunctor<DeviceType> commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
       Kokkos::parallel_for("gpumc:chain_commit",
                            light(TeamPolicy(1, commit_team())).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
@@ -2749,7 +2796,7 @@ class DeviceSystem {
   {
     const char *env = std::getenv("GPUMC_CHAIN_BATCH");
     int batch = env ? std::max(1, std::atoi(env)) : std::max(8, (int) std::sqrt((double) natoms_));
-    batch = std::min(batch, 64 * kk::CHAIN_MASK_WORDS);
+    batch = std::min(batch, kk::CHAIN_BATCH_MAX);
     // no more than the deciding team's on-chip scratch holds
     while (batch > 1 && kk::ChainCommitFunctor<DeviceType>::scratch_bytes(batch) > TeamPolicy::scratch_size_max(0))
       batch = batch * 3 / 4;
