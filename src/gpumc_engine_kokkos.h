@@ -944,6 +944,14 @@ struct ChainCommitFunctor {
       energy = group_sum(energy, group);
       naccepted = group_sum(naccepted, group);
     };
+    // move a's atom at its new position in the cell list's slot `slot`, its images updated
+    auto place = [&](int a, int slot) {
+      c.sx(slot) = pos(6 * a + 3);
+      c.sy(slot) = pos(6 * a + 4);
+      c.sz(slot) = pos(6 * a + 5);
+      for (int d = 0; d < 3; d++)
+        if (sh(3 * a + d)) c.image(index(4 * a), d) += sh(3 * a + d);
+    };
     // writes the accepted moves from..to-1 to the cell list in chain order; false if the chain
     // stopped before one of them (its counters then hold the moves before it)
     auto write_moves = [&](int from, int to) {
@@ -960,13 +968,8 @@ struct ChainCommitFunctor {
         }
         // the moves within their cells before it, at their slots now
         for (int a = next + lane; a < cross; a += group) {
-          if (!accepted(a)) continue;
-          const int i = index(4 * a), slot = c.cell_of(i) * g.cap + c.slot_of(i);
-          c.sx(slot) = pos(6 * a + 3);
-          c.sy(slot) = pos(6 * a + 4);
-          c.sz(slot) = pos(6 * a + 5);
-          for (int d = 0; d < 3; d++)
-            if (sh(3 * a + d)) c.image(i, d) += sh(3 * a + d);
+          const int i = index(4 * a);
+          if (accepted(a)) place(a, c.cell_of(i) * g.cap + c.slot_of(i));
         }
         group_sync(group);
         if (cross == to) return true;
@@ -1004,11 +1007,7 @@ struct ChainCommitFunctor {
           slot = cell_new * g.cap + s;
           c.sid(slot) = i;
           c.stype(slot) = index(4 * cross + 1);
-          c.sx(slot) = pos(6 * cross + 3);
-          c.sy(slot) = pos(6 * cross + 4);
-          c.sz(slot) = pos(6 * cross + 5);
-          for (int d = 0; d < 3; d++)
-            if (sh(3 * cross + d)) c.image(i, d) += sh(3 * cross + d);
+          place(cross, slot);
         }
         group_sync(group);
         next = cross + 1;
