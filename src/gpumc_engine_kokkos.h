@@ -901,7 +901,7 @@ struct ChainCommitFunctor {
   static size_t scratch_bytes(int batch)
   {
     return Scratch<int>::shmem_size(4 * batch) + Scratch<int>::shmem_size(3 * batch) +
-        3 * Scratch<int>::shmem_size(batch) + Scratch<double>::shmem_size(6 * batch) +
+        2 * Scratch<int>::shmem_size(batch) + Scratch<double>::shmem_size(6 * batch) +
         4 * Scratch<double>::shmem_size(batch);
   }
 
@@ -913,7 +913,7 @@ struct ChainCommitFunctor {
     const auto &mem = team.team_scratch(0);
     // the batch as evaluated (a move evaluated again: as then)
     Scratch<int> index(mem, 4 * count), sh(mem, 3 * count);
-    Scratch<int> conflicted(mem, count), accepted(mem, count), crosses(mem, count);    // crosses: changes cells
+    Scratch<int> conflicted(mem, count), accepted(mem, count);
     Scratch<double> pos(mem, 6 * count);
     // energy change (the decided one, once decided), extra corrections (from moves evaluated again)
     Scratch<double> du(mem, count), extra(mem, count), u(mem, count), log_u(mem, count);
@@ -927,7 +927,6 @@ struct ChainCommitFunctor {
       extra(k) = 0.0;
       u(k) = b.du_u(k, 1);
       log_u(k) = b.du_u(k, 2);
-      crosses(k) = index(4 * k + 3) != index(4 * k + 2) / g.cap;
       conflicted(k) = b.conflicted(k);
       accepted(k) = !conflicted(k) && metropolis_accept_log(-beta * du(k), u(k), log_u(k)) ? ACCEPTED : REJECTED;
     });
@@ -944,6 +943,8 @@ struct ChainCommitFunctor {
       energy = group_sum(energy, group);
       naccepted = group_sum(naccepted, group);
     };
+    // whether move a changes cells: its new cell against the cell of its slot when evaluated
+    auto changes_cell = [&](int a) { return index(4 * a + 3) != index(4 * a + 2) / g.cap; };
     // move a's atom at its new position in the cell list's slot `slot`, its images updated
     auto place = [&](int a, int slot) {
       c.sx(slot) = pos(6 * a + 3);
@@ -960,7 +961,7 @@ struct ChainCommitFunctor {
         int cross = to;
         for (int base = next; base < to; base += group) {
           const int a = base + lane;
-          const unsigned hits = group_ballot(a < to && accepted(a) && crosses(a), group);
+          const unsigned hits = group_ballot(a < to && accepted(a) && changes_cell(a), group);
           if (hits) {
             cross = base + lowest_bit(hits);
             break;
@@ -1041,7 +1042,6 @@ struct ChainCommitFunctor {
           cell_coords(g, lo, len, tr.p_new, cc);
           index(4 * k + 2) = tr.slot;
           index(4 * k + 3) = cell_index(g, cc);
-          crosses(k) = index(4 * k + 3) != tr.slot / g.cap;
           for (int d = 0; d < 3; d++) {
             pos(6 * k + d) = tr.p_old[d];
             pos(6 * k + 3 + d) = tr.p_new[d];
