@@ -359,25 +359,6 @@ struct RowPaddingFunctor {
 
 // ---- groups of threads that share one energy: a CUDA warp (32 lanes), elsewhere one thread ----
 
-// Appends the lanes' candidates (hit) to their group's list: returns the slot that a lane with a
-// hit takes after the entries already listed (the hits of the lanes below it), and sets `added`
-// to the group's hits this round. Lanes append in lane order, so the list and every sum over it
-// are the same in every run. (A lane without a hit writes nothing: a predicated store, no branch.)
-KOKKOS_INLINE_FUNCTION int group_append(bool hit, int group, int lane, int &added)
-{
-#if defined(KOKKOS_ENABLE_CUDA) && defined(__CUDA_ARCH__)
-  if (group == 32) {
-    const unsigned mask = __ballot_sync(0xffffffffu, hit);
-    added = __popc(mask);
-    return __popc(mask & ((1u << lane) - 1u));
-  }
-#endif
-  (void) group;
-  (void) lane;
-  added = hit ? 1 : 0;
-  return 0;
-}
-
 // Bits of the group's lanes whose `hit` is set, lane 0 lowest (one thread: bit 0).
 KOKKOS_INLINE_FUNCTION unsigned group_ballot(bool hit, int group)
 {
@@ -396,6 +377,27 @@ KOKKOS_INLINE_FUNCTION int lowest_bit(unsigned mask)
 #else
   return __builtin_ctz(mask);
 #endif
+}
+
+// Number of set bits of a mask.
+KOKKOS_INLINE_FUNCTION int bit_count(unsigned mask)
+{
+#ifdef __CUDA_ARCH__
+  return __popc(mask);
+#else
+  return __builtin_popcount(mask);
+#endif
+}
+
+// Appends the lanes' candidates (hit) to their group's list: returns the slot that a lane with a
+// hit takes after the entries already listed (the hits of the lanes below it), and sets `added`
+// to the group's hits this round. Lanes append in lane order, so the list and every sum over it
+// are the same in every run. (A lane without a hit writes nothing: a predicated store, no branch.)
+KOKKOS_INLINE_FUNCTION int group_append(bool hit, int group, int lane, int &added)
+{
+  const unsigned mask = group_ballot(hit, group);
+  added = bit_count(mask);
+  return bit_count(mask & ((1u << lane) - 1u));
 }
 
 // The group's lanes have written (or may overwrite) their list.
