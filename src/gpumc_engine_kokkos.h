@@ -682,7 +682,9 @@ KOKKOS_INLINE_FUNCTION ChainTrial chain_trial(const CellData<DeviceType> &c, con
 
 // Energy change of a trial translation, summed by a team over the cells around the old and new
 // positions: one pass over the union of their windows when the two cells are adjacent, else the
-// new window and then the old one. Every thread of the team gets the sum.
+// new window and then the old one. Threads share the window's cells, several per cell when the
+// team outnumbers them (each thread's loop over atoms is then shorter). Every thread of the team
+// gets the sum.
 template <class DeviceType, class Member>
 KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellData<DeviceType> &c,
                                                  const double lo[3], const double len[3], const ChainTrial &tr)
@@ -706,15 +708,17 @@ KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellD
     const int zero[3] = {0, 0, 0};
     const int *sp = adjacent ? span : zero;
     const int nw[3] = {2 * REACH + 1 + sp[0], 2 * REACH + 1 + sp[1], 2 * REACH + 1 + sp[2]};
+    const int ncells = nw[0] * nw[1] * nw[2];
+    const int per_cell = team.team_size() > ncells ? team.team_size() / ncells : 1;
     const bool with_new = adjacent || pass == 0, with_old = adjacent || pass == 1;
     double part = 0.0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, nw[0] * nw[1] * nw[2]),
-        [&](const int w, double &acc) {
+        Kokkos::TeamThreadRange(team, ncells * per_cell),
+        [&](const int item, double &acc) {
           double sh[3];
-          const int cell = window_cell_flat(g, len, c0, nw, w, sh);
+          const int cell = window_cell_flat(g, len, c0, nw, item / per_cell, sh);
           const int base = cell * g.cap;
-          for (int s = 0; s < c.count(cell); s++) {
+          for (int s = item % per_cell; s < c.count(cell); s += per_cell) {
             const int k = base + s;
             if (c.sid(k) == i) continue;
             const double xj = c.sx(k) + sh[0], yj = c.sy(k) + sh[1], zj = c.sz(k) + sh[2];
@@ -2788,7 +2792,13 @@ class DeviceSystem {
 #endif
     return 1;
   }
-  int team_size() const { return team_size_ > 0 ? team_size_ : (on_host() ? 1 : 128); }
+  // the team that evaluates one move of a batch of the sequential chain: on a GPU 512 threads
+  // (16 warps to hide the latency of the loads of one move's neighbourhood) where they fit
+  int team_size() const
+  {
+    if (team_size_ > 0) return team_size_;
+    return on_host() ? 1 : std::min(512, max_team_size(false, false));
+  }
   // the team that decides a batch of the sequential chain: a warp on a GPU
   int commit_team() const { return on_host() ? 1 : 32; }
   // moves per batch of the sequential chain: about sqrt(N), so that few moves of a batch move an
