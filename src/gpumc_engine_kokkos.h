@@ -11,8 +11,8 @@
 //
 // Translations run as one strictly sequential Metropolis chain, evaluated in batches: a kernel
 // evaluates a batch's moves in parallel (a team per move, summing over the cells around the old
-// and new positions), and one team then decides them in chain order, correcting each energy
-// change for the moves of the batch accepted before it (see ChainCommitFunctor). Volume moves are
+// and new positions), and one team then decides them, each with its energy change corrected for
+// the moves of the batch accepted before it (see ChainCommitFunctor). Volume moves are
 // proposed, evaluated and accepted by device kernels. A move that cannot be carried out with the
 // current cell list (a full cell, or cells that a compression made narrower than allowed) stops
 // the chain before that move; the host rebuilds the cell list and resumes at the same move, so
@@ -640,14 +640,14 @@ struct PairEnergyFunctor {
 // at once (a team per move) against the configuration at the start of the batch; a second works
 // out, for each pair of moves a < m of the batch, the correction that move a, if accepted, makes to
 // move m's energy change: the pair terms between the two atoms' old and new positions (four terms,
-// zero beyond the cutoff), or NaN when they move the same atom; a third, one team, then walks the
-// batch in chain order and decides. A move's energy change differs from its evaluation only
-// through the moves of the batch accepted before it: a move that no earlier one may change is
-// decided as evaluated, any other with the corrections of the earlier accepted ones added, and a
-// move whose atom moved earlier in the batch (NaN) is evaluated again from the current
-// configuration. Every decision is therefore the strictly sequential chain's, made with energy
-// changes equal to it up to round-off in the order of the sums (as between host and device
-// anyway), and the chain does not depend on B.
+// zero beyond the cutoff), or NaN when they move the same atom; a third, one team, then decides.
+// A move's energy change differs from its evaluation only through the moves of the batch accepted
+// before it: a move that no earlier one may change is decided as evaluated, any other with the
+// corrections of the earlier accepted ones added (once those are decided), and a move whose atom
+// moved earlier in the batch (NaN) is evaluated again from the current configuration. Every
+// decision is therefore the strictly sequential chain's, made with energy changes equal to it up
+// to round-off in the order of the sums (as between host and device anyway), and the chain does
+// not depend on B.
 
 // A trial translation of the chain: the atom, its old and new position (wrapped into the box) and
 // the periodic images the move crosses.
@@ -762,7 +762,8 @@ KOKKOS_INLINE_FUNCTION double pair_energy_nearest(const PairCoeff &pc, const dou
 }
 
 // The evaluated moves of a batch, each against the configuration at the start of the batch.
-constexpr int CHAIN_BATCH_MAX = 128;    // moves per batch: the deciding team's scratch
+constexpr int CHAIN_BATCH_MAX = 128;                   // moves per batch: the deciding team's scratch
+constexpr int CHAIN_WORDS = CHAIN_BATCH_MAX / 32;    // 32-bit words of a set of moves of a batch
 template <class DeviceType>
 struct BatchData {
   Kokkos::View<int *[4], DeviceType> index;            // atom, type, slot, cell of the new position
@@ -770,14 +771,17 @@ struct BatchData {
   Kokkos::View<int *[3], DeviceType> shift;
   Kokkos::View<double *[3], DeviceType> du_u;          // energy change, uniform number of the test, its log
   // per pair of moves a < m: move a's correction to move m's energy change, at m * B + a (the
-  // corrections to one move are contiguous), and per move whether any earlier one may change it
+  // corrections to one move are contiguous)
   Kokkos::View<double *, DeviceType> corr;
-  Kokkos::View<int *, DeviceType> conflicted;
+  // per move m, sets of earlier moves (bit a % 32 of word a / 32): words 0.. those whose
+  // correction to m may be nonzero ("links", moves of m's atom included), words CHAIN_WORDS.. the
+  // moves of m's atom
+  Kokkos::View<unsigned *[2 * CHAIN_WORDS], DeviceType> links;
   BatchData() = default;
   explicit BatchData(int batch)
       : index("gpumc:batch_index", batch), positions("gpumc:batch_pos", batch), shift("gpumc:batch_shift", batch),
         du_u("gpumc:batch_du", batch), corr("gpumc:batch_corr", (size_t) batch * batch),
-        conflicted("gpumc:batch_conflicted", batch)
+        links("gpumc:batch_links", batch)
   {
   }
   KOKKOS_INLINE_FUNCTION int size() const { return (int) index.extent(0); }
@@ -835,58 +839,77 @@ struct ChainEvaluateFunctor {
 
 // The corrections of a batch, from the evaluated positions: a team per move m, a thread per
 // earlier move a. A pair whose four positions are all beyond the largest cutoff of each other
-// gets zero without a term evaluated; a pair of moves of the same atom gets NaN (the later one is
-// evaluated again if the earlier one is accepted). Move m is conflicted if any pair is neither.
+// gets zero without a term evaluated and no link; a pair of moves of the same atom gets NaN (the
+// later one is evaluated again if the earlier one is accepted) and a link of both kinds.
 template <class DeviceType>
 struct ChainCorrectionFunctor {
-  using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
+  using ExecSpace = typename DeviceType::execution_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  enum : int { APART = 0, NEAR = 1, SAME_ATOM = 3 };    // per pair: bit 0 a link, bit 1 the same atom
   BatchData<DeviceType> b;
   Kokkos::View<double *, DeviceType> scalar;
   Kokkos::View<PairCoeff *, DeviceType> coeff;
   int nt1;
   double cutsq_max;
+
+  static size_t scratch_bytes(int batch) { return ScratchView<ExecSpace, int>::shmem_size(batch); }
+
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
     const int m = team.league_rank(), atom = b.index(m, 0), type = b.index(m, 1);
     const double len[3] = {scalar(DS_LEN), scalar(DS_LEN + 1), scalar(DS_LEN + 2)};
     const double pm[3] = {b.positions(m, 0), b.positions(m, 1), b.positions(m, 2)};
     const double qm[3] = {b.positions(m, 3), b.positions(m, 4), b.positions(m, 5)};
-    int near = 0;    // (a sum: its identity is zero, unlike a maximum's)
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, m),
-        [&](const int a, int &near_pairs) {
-          double corr = 0.0;
-          if (b.index(a, 0) == atom) {
-            corr = Kokkos::Experimental::quiet_NaN<double>::value;
-            near_pairs += 1;
-          } else {
-            const double pa[3] = {b.positions(a, 0), b.positions(a, 1), b.positions(a, 2)};
-            const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
-            if (nearest_rsq(pm, pa, len) < cutsq_max || nearest_rsq(pm, qa, len) < cutsq_max ||
-                nearest_rsq(qm, pa, len) < cutsq_max || nearest_rsq(qm, qa, len) < cutsq_max) {
-              corr = chain_correction(coeff(type * nt1 + b.index(a, 1)), pa, qa, pm, qm, len);
-              near_pairs += 1;
-            }
-          }
-          b.correction(a, m) = corr;
-        },
-        near);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { b.conflicted(m) = near > 0; });
+    ScratchView<ExecSpace, int> pair(team.team_scratch(0), m > 0 ? m : 1);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const int a) {
+      double corr = 0.0;
+      int kind = APART;
+      if (b.index(a, 0) == atom) {
+        corr = Kokkos::Experimental::quiet_NaN<double>::value;
+        kind = SAME_ATOM;
+      } else {
+        const double pa[3] = {b.positions(a, 0), b.positions(a, 1), b.positions(a, 2)};
+        const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
+        if (nearest_rsq(pm, pa, len) < cutsq_max || nearest_rsq(pm, qa, len) < cutsq_max ||
+            nearest_rsq(qm, pa, len) < cutsq_max || nearest_rsq(qm, qa, len) < cutsq_max) {
+          corr = chain_correction(coeff(type * nt1 + b.index(a, 1)), pa, qa, pm, qm, len);
+          kind = NEAR;
+        }
+      }
+      b.correction(a, m) = corr;
+      pair(a) = kind;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, CHAIN_WORDS), [&](const int w) {
+      unsigned linked = 0, same = 0;
+      for (int a = 32 * w; a < m && a < 32 * (w + 1); a++) {
+        linked |= (unsigned) (pair(a) & 1) << (a % 32);
+        same |= (unsigned) (pair(a) >> 1) << (a % 32);
+      }
+      b.links(m, w) = linked;
+      b.links(m, CHAIN_WORDS + w) = same;
+    });
   }
 };
 
 // Decisions of moves first..first+count-1 in chain order (see above), by one team: a CUDA warp or
-// one thread, holding the batch in scratch memory.
-//  1. Every move that no earlier move of the batch may change (not conflicted: the usual case in
-//     a large system) is decided at once, each lane its own.
-//  2. The walk visits the conflicted moves in chain order, each decided with its evaluated energy
-//     change plus the corrections of the earlier moves accepted as evaluated (the lanes sum them).
-//     A NaN (its atom was moved) has it evaluated again from the current configuration, after the
-//     accepted moves before it are written; if it is then accepted, its corrections to the later
-//     moves come from its actual positions, and every later move they change joins the walk.
+// one thread, holding the batch in scratch memory. A move's energy change is its evaluated one
+// plus the corrections of the earlier moves linked to it (ChainCorrectionFunctor) that were
+// accepted as evaluated, so it can be decided as soon as those are decided, not only in turn:
+//  1. Rounds decide, in chunks of a lane per move in chain order, every undecided move whose
+//     linked moves are decided. The first round decides every move without links (the usual case
+//     in a large system) and the moves linked only to moves of earlier chunks; rounds repeat until
+//     the lowest undecided move is one that may need evaluating again.
+//  2. Such a move (an earlier move of the batch moves its atom, or its energy change is NaN) is
+//     decided alone once every move before it is decided. A NaN (its atom moved) has it evaluated
+//     again from the current configuration, after the accepted moves before it are written; if it
+//     is then accepted, its corrections to the later moves come from its actual positions, and the
+//     later moves decided so far are decided again.
 //  3. The accepted moves are written to the cell list in chain order: between two moves that
 //     change cells (which move another atom's slot: lane 0 alone) the lanes write the others at
 //     once. A move into a full cell stops the chain before it (the host makes room and resumes).
+// Every decision is the one of the strictly sequential chain: a move is decided with the energy
+// change it has after every earlier move, whatever the order in which the moves are decided.
 template <class DeviceType>
 struct ChainCommitFunctor {
   using ExecSpace = typename DeviceType::execution_space;
@@ -901,55 +924,100 @@ struct ChainCommitFunctor {
   uint64_t first, nmobile;
   int count;
 
-  // per move accepted: 0 no, 1 as evaluated, 2 after evaluating it again (positions as then)
-  enum : int { REJECTED = 0, ACCEPTED = 1, ACCEPTED_AGAIN = 2 };
+  // per move: not decided yet, rejected, accepted as evaluated, accepted after evaluating it again
+  // (positions as then)
+  enum : int { UNDECIDED = -1, REJECTED = 0, ACCEPTED = 1, ACCEPTED_AGAIN = 2 };
 
   static size_t scratch_bytes(int batch)
   {
     return Scratch<int>::shmem_size(4 * batch) + Scratch<int>::shmem_size(3 * batch) +
-        2 * Scratch<int>::shmem_size(batch) + Scratch<double>::shmem_size(6 * batch) +
-        4 * Scratch<double>::shmem_size(batch);
+        2 * Scratch<int>::shmem_size(batch) + Scratch<unsigned>::shmem_size(CHAIN_WORDS * batch) +
+        Scratch<unsigned>::shmem_size(2 * CHAIN_WORDS) + Scratch<double>::shmem_size(6 * batch) +
+        5 * Scratch<double>::shmem_size(batch);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
     if (c.counter(DC_STOPPED)) return;
     const Grid &g = c.g;
-    const int lane = team.team_rank(), group = team.team_size();
+    const int lane = team.team_rank(), group = team.team_size();    // (group divides 32)
     const auto &mem = team.team_scratch(0);
-    // the batch as evaluated (a move evaluated again: as then)
+    // the batch as evaluated (a move evaluated again: as then); the slot (index 2) follows the
+    // atom when a move between cells makes it fill the slot that move's atom left
     Scratch<int> index(mem, 4 * count), sh(mem, 3 * count);
-    Scratch<int> conflicted(mem, count), accepted(mem, count);
+    Scratch<int> alone(mem, count), accepted(mem, count);    // alone: decided by itself (step 2)
+    Scratch<unsigned> links(mem, CHAIN_WORDS * count);
+    // sets of moves (as links): words 0.. decided, words CHAIN_WORDS.. accepted as evaluated
+    Scratch<unsigned> sets(mem, 2 * CHAIN_WORDS);
     Scratch<double> pos(mem, 6 * count);
-    // energy change (the decided one, once decided), extra corrections (from moves evaluated again)
-    Scratch<double> du(mem, count), extra(mem, count), u(mem, count), log_u(mem, count);
+    // evaluated energy change (a move evaluated again: as then), decided energy change, extra
+    // corrections (from moves evaluated again), uniform number of the test and its log
+    Scratch<double> du(mem, count), decided(mem, count), extra(mem, count), u(mem, count), log_u(mem, count);
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int k) {
       for (int d = 0; d < 4; d++) index(4 * k + d) = b.index(k, d);
       for (int d = 0; d < 6; d++) pos(6 * k + d) = b.positions(k, d);
       for (int d = 0; d < 3; d++) sh(3 * k + d) = b.shift(k, d);
+      unsigned same = 0;
+      for (int w = 0; w < CHAIN_WORDS; w++) {
+        links(CHAIN_WORDS * k + w) = b.links(k, w);
+        same |= b.links(k, CHAIN_WORDS + w);
+      }
+      alone(k) = same != 0;
       du(k) = b.du_u(k, 0);
       extra(k) = 0.0;
       u(k) = b.du_u(k, 1);
       log_u(k) = b.du_u(k, 2);
-      conflicted(k) = b.conflicted(k);
-      accepted(k) = !conflicted(k) && metropolis_accept_log(-beta * du(k), u(k), log_u(k)) ? ACCEPTED : REJECTED;
+      accepted(k) = UNDECIDED;
     });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * CHAIN_WORDS), [&](const int w) { sets(w) = 0u; });
     team.team_barrier();
+    unsigned *const done = &sets(0), *const as_evaluated = &sets(CHAIN_WORDS);
 
+    // the first of moves from..to-1 for which pred holds (to if none), on every lane
+    auto first_where = [&](int from, int to, auto pred) {
+      for (int base = from; base < to; base += group) {
+        const int k = base + lane;
+        const unsigned hits = group_ballot(k < to && pred(k), group);
+        if (hits) return base + lowest_bit(hits);
+      }
+      return to;
+    };
+    auto undecided = [&](int k) { return accepted(k) == UNDECIDED; };
+    // marks move k decided (and accepted as evaluated if it was), on one lane
+    auto mark = [&](int k, int state) {
+      done[k / 32] |= 1u << (k % 32);
+      if (state == ACCEPTED) as_evaluated[k / 32] |= 1u << (k % 32);
+    };
+    // move m's energy change after the earlier moves, into dU; false if a move linked to it is
+    // undecided. The corrections are summed in chain order, loaded four at a time.
+    auto energy_change = [&](int m, double &dU) {
+      for (int w = 0; w < CHAIN_WORDS; w++)
+        if (links(CHAIN_WORDS * m + w) & ~done[w]) return false;
+      double sum = 0.0;
+      for (int w = 0; w < CHAIN_WORDS; w++)
+        for (unsigned bits = links(CHAIN_WORDS * m + w) & as_evaluated[w]; bits;) {
+          double x[4];
+          int n = 0;
+          for (; n < 4 && bits; n++, bits &= bits - 1u) x[n] = b.correction(32 * w + lowest_bit(bits), m);
+          for (int j = 0; j < n; j++) sum += x[j];
+        }
+      dU = du(m) + extra(m) + sum;
+      return true;
+    };
     // energy change and count of the accepted moves before `end`, on every lane
     auto totals = [&](int end, double &energy, double &naccepted) {
       energy = naccepted = 0.0;
       for (int a = lane; a < end; a += group)
-        if (accepted(a)) {
-          energy += du(a);
+        if (accepted(a) > REJECTED) {
+          energy += decided(a);
           naccepted += 1.0;
         }
       energy = group_sum(energy, group);
       naccepted = group_sum(naccepted, group);
     };
-    // whether move a changes cells: its new cell against the cell of its slot when evaluated
+    // whether move a changes cells: its new cell against the cell of its slot
     auto changes_cell = [&](int a) { return index(4 * a + 3) != index(4 * a + 2) / g.cap; };
     // move a's atom at its new position in the cell list's slot `slot`, its images updated
     auto place = [&](int a, int slot) {
@@ -959,29 +1027,20 @@ struct ChainCommitFunctor {
       for (int d = 0; d < 3; d++)
         if (sh(3 * a + d)) c.image(index(4 * a), d) += sh(3 * a + d);
     };
-    // writes the accepted moves from..to-1 to the cell list in chain order; false if the chain
-    // stopped before one of them (its counters then hold the moves before it)
+    // writes the accepted moves from..to-1 (all decided) to the cell list in chain order; false if
+    // the chain stopped before one of them (its counters then hold the moves before it)
     auto write_moves = [&](int from, int to) {
       for (int next = from;;) {
         // the first accepted move at or after next that changes cells (to if none)
-        int cross = to;
-        for (int base = next; base < to; base += group) {
-          const int a = base + lane;
-          const unsigned hits = group_ballot(a < to && accepted(a) && changes_cell(a), group);
-          if (hits) {
-            cross = base + lowest_bit(hits);
-            break;
-          }
-        }
-        // the moves within their cells before it, at their slots now
-        for (int a = next + lane; a < cross; a += group) {
-          const int i = index(4 * a);
-          if (accepted(a)) place(a, c.cell_of(i) * g.cap + c.slot_of(i));
-        }
+        const int cross = first_where(next, to, [&](int a) { return accepted(a) > REJECTED && changes_cell(a); });
+        // the moves within their cells before it, at their slots
+        for (int a = next + lane; a < cross; a += group)
+          if (accepted(a) > REJECTED) place(a, index(4 * a + 2));
         group_sync(group);
         if (cross == to) return true;
-        const int i = index(4 * cross), cell_new = index(4 * cross + 3), cell_from = c.cell_of(i);
-        if (c.count(cell_new) >= g.cap) {    // a full destination cell: stop before this move
+        const int i = index(4 * cross), slot_from = index(4 * cross + 2), cell_from = slot_from / g.cap;
+        const int cell_new = index(4 * cross + 3), count_new = c.count(cell_new);
+        if (count_new >= g.cap) {    // a full destination cell: stop before this move
           double energy, naccepted;
           totals(cross, energy, naccepted);
           if (lane == 0) {
@@ -993,41 +1052,71 @@ struct ChainCommitFunctor {
           }
           return false;
         }
+        int filler = -1;    // the atom that fills the slot atom i leaves
         if (lane == 0) {
           // leave the old cell (its last atom fills the hole), join the new one
-          int slot = cell_from * g.cap + c.slot_of(i);
           const int last = cell_from * g.cap + c.count(cell_from) - 1;
-          const int j = c.sid(last);
-          if (slot != last) {
-            c.sx(slot) = c.sx(last);
-            c.sy(slot) = c.sy(last);
-            c.sz(slot) = c.sz(last);
-            c.sid(slot) = j;
-            c.stype(slot) = c.stype(last);
-            c.slot_of(j) = slot - cell_from * g.cap;
+          if (slot_from != last) {
+            filler = c.sid(last);
+            c.sx(slot_from) = c.sx(last);
+            c.sy(slot_from) = c.sy(last);
+            c.sz(slot_from) = c.sz(last);
+            c.sid(slot_from) = filler;
+            c.stype(slot_from) = c.stype(last);
+            c.slot_of(filler) = slot_from - cell_from * g.cap;
           }
-          c.count(cell_from) -= 1;
-          const int s = c.count(cell_new);
-          c.count(cell_new) = s + 1;
+          c.count(cell_from) = last - cell_from * g.cap;
+          c.count(cell_new) = count_new + 1;
           c.cell_of(i) = cell_new;
-          c.slot_of(i) = s;
-          slot = cell_new * g.cap + s;
+          c.slot_of(i) = count_new;
+          const int slot = cell_new * g.cap + count_new;
           c.sid(slot) = i;
           c.stype(slot) = index(4 * cross + 1);
           place(cross, slot);
         }
+        filler = group_broadcast(filler, 0, group);
+        for (int m = cross + 1 + lane; m < count; m += group)
+          if (index(4 * m) == filler) index(4 * m + 2) = slot_from;
         group_sync(group);
         next = cross + 1;
       }
     };
 
     int written = 0;    // the accepted moves before this one are in the cell list
-    for (int k = 0; k < count; k++) {
-      if (!conflicted(k)) continue;
-      double part = 0.0;
-      for (int a = lane; a < k; a += group)
-        if (accepted(a) == ACCEPTED) part += b.correction(a, k);
-      double dU = du(k) + extra(k) + group_sum(part, group);
+    for (int open = first_where(0, count, undecided); open < count; open = first_where(open, count, undecided)) {
+      if (!alone(open)) {
+        // a round over the undecided moves up to the next one to be decided alone, in chunks
+        // of a lane per move (whole words of the sets)
+        const int end = first_where(open + 1, count, [&](int k) { return alone(k) != 0; });
+        for (int base = open - open % group; base < end; base += group) {
+          const int m = base + lane;
+          int state = UNDECIDED;
+          double dU = 0.0;
+          if (m >= open && m < end && accepted(m) == UNDECIDED && energy_change(m, dU)) {
+            if (dU != dU)
+              alone(m) = 1;    // (atoms put on top of each other: evaluated again in turn)
+            else
+              state = metropolis_accept_log(-beta * dU, u(m), log_u(m)) ? ACCEPTED : REJECTED;
+          }
+          const unsigned now_done = group_ballot(state != UNDECIDED, group) << (base % 32);
+          const unsigned now_as_evaluated = group_ballot(state == ACCEPTED, group) << (base % 32);
+          group_sync(group);    // (every lane has read the sets)
+          if (state != UNDECIDED) {
+            accepted(m) = state;
+            decided(m) = dU;
+          }
+          if (lane == 0) {
+            done[base / 32] |= now_done;
+            as_evaluated[base / 32] |= now_as_evaluated;
+          }
+          group_sync(group);
+        }
+        continue;
+      }
+      // decided alone: every move before it is decided
+      const int k = open;
+      double dU;
+      energy_change(k, dU);
       const bool again = dU != dU;    // (NaN: its atom moved, or atoms were put on top of each other)
       ChainTrial tr;
       if (again) {
@@ -1037,12 +1126,14 @@ struct ChainCommitFunctor {
         dU = team_energy_change(team, c, lo, len, tr);
       }
       const bool accept = metropolis_accept_log(-beta * dU, u(k), log_u(k));
+      const int state = accept ? (again ? ACCEPTED_AGAIN : ACCEPTED) : REJECTED;
       group_sync(group);    // (every lane has read this move's entries)
       if (lane == 0) {
-        accepted(k) = accept ? (again ? ACCEPTED_AGAIN : ACCEPTED) : REJECTED;
-        du(k) = dU;
+        accepted(k) = state;
+        decided(k) = dU;
+        mark(k, state);
       }
-      if (again && accept) {
+      if (state == ACCEPTED_AGAIN) {
         if (lane == 0) {
           int cc[3];
           cell_coords(g, lo, len, tr.p_new, cc);
@@ -1053,18 +1144,22 @@ struct ChainCommitFunctor {
             pos(6 * k + 3 + d) = tr.p_new[d];
             sh(3 * k + d) = tr.shift[d];
           }
+          // the later moves are decided again
+          for (int w = 0; w < CHAIN_WORDS; w++) {
+            const int keep = k + 1 - 32 * w;    // bits of moves up to k
+            const unsigned upto = keep >= 32 ? ~0u : (keep <= 0 ? 0u : (1u << keep) - 1u);
+            done[w] &= upto;
+            as_evaluated[w] &= upto;
+          }
         }
         // its corrections to the later moves, from its actual positions (NaN for its own atom,
-        // whose later moves are NaN already unless this was its first accepted move)
+        // whose later moves are decided alone anyway)
         const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
         for (int m = k + 1 + lane; m < count; m += group) {
-          const double corr = index(4 * m) == tr.atom
+          extra(m) += index(4 * m) == tr.atom
               ? Kokkos::Experimental::quiet_NaN<double>::value
               : chain_correction(row[index(4 * m + 1)], tr.p_old, tr.p_new, &pos(6 * m), &pos(6 * m + 3), len);
-          if (corr != 0.0) {
-            extra(m) += corr;
-            conflicted(m) = 1;
-          }
+          accepted(m) = UNDECIDED;
         }
       }
       group_sync(group);
@@ -2290,7 +2385,9 @@ class DeviceSystem {
       const int count = (int) std::min<uint64_t>(batch, nmoves - done);
       kk::ChainEvaluateFunctor<DeviceType> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
       Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
-      Kokkos::parallel_for("gpumc:chain_corrections", light(TeamPolicy(count, on_host() ? 1 : 64)),
+      Kokkos::parallel_for("gpumc:chain_corrections",
+                           light(TeamPolicy(count, on_host() ? 1 : 64))
+                               .set_scratch_size(0, Kokkos::PerTeam(kk::ChainCorrectionFunctor<DeviceType>::scratch_bytes(batch))),
                            kk::ChainCorrectionFunctor<DeviceType>{chain_, c_.scalar, c_.coeff, c_.nt1,
                                                                   cut_max_ * cut_max_ * (1.0 + 1e-12)});
       kk::ChainCommitFunctor<DeviceType> commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
