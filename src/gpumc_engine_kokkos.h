@@ -741,8 +741,8 @@ KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellD
   return dU;
 }
 
-// Squared distance of two positions in the periodic box, and their pair energy (the nearest
-// image: a side is at least twice the cutoff, so no other image is in range).
+// Squared distance of two positions in the periodic box (the nearest image: a side is at least
+// twice the cutoff, so no other image is in range).
 KOKKOS_INLINE_FUNCTION double nearest_rsq(const double p[3], const double q[3], const double len[3])
 {
   double rsq = 0.0;
@@ -753,12 +753,6 @@ KOKKOS_INLINE_FUNCTION double nearest_rsq(const double p[3], const double q[3], 
     rsq += dx * dx;
   }
   return rsq;
-}
-
-KOKKOS_INLINE_FUNCTION double pair_energy_nearest(const PairCoeff &pc, const double p[3], const double q[3],
-                                                  const double len[3])
-{
-  return pair_energy(pc, nearest_rsq(p, q, len));
 }
 
 // The evaluated moves of a batch, each against the configuration at the start of the batch.
@@ -790,13 +784,32 @@ struct BatchData {
 
 // The correction that an accepted move of one atom (from was to now) makes to the energy change
 // of a move of another (from p_old to p_new): the pair terms of the first atom's new position
-// replace those of its old one in both of the second's energies.
-KOKKOS_INLINE_FUNCTION double chain_correction(const PairCoeff &pc, const double was[3], const double now[3],
-                                               const double p_old[3], const double p_new[3], const double len[3])
+// replace those of its old one in both of the second's energies. Pair terms in precision Real,
+// summed in double; rsq(p, q) is the squared distance of two positions (the nearest image in the
+// periodic box for the sequential chain, the plain distance in a checkerboard cell's frame). The
+// one definition for both kernels that correct evaluated moves.
+template <class Real, class Rsq>
+KOKKOS_INLINE_FUNCTION double move_correction(const PairCoeffT<Real> &pc, const Real was[3], const Real now[3],
+                                              const Real p_old[3], const Real p_new[3], const Rsq &rsq)
 {
-  return pair_energy_nearest(pc, p_new, now, len) - pair_energy_nearest(pc, p_new, was, len) -
-      pair_energy_nearest(pc, p_old, now, len) + pair_energy_nearest(pc, p_old, was, len);
+  return (double) pair_energy(pc, rsq(p_new, now)) - (double) pair_energy(pc, rsq(p_new, was)) -
+      (double) pair_energy(pc, rsq(p_old, now)) + (double) pair_energy(pc, rsq(p_old, was));
 }
+
+// Squared distances for move_correction: the nearest image in a periodic box of sides len ...
+struct NearestImageRsq {
+  const double *len;
+  KOKKOS_INLINE_FUNCTION double operator()(const double p[3], const double q[3]) const { return nearest_rsq(p, q, len); }
+};
+// ... and within one frame (a checkerboard cell's, which holds every pair in range as it is)
+template <class Real>
+struct FrameRsq {
+  KOKKOS_INLINE_FUNCTION Real operator()(const Real p[3], const Real q[3]) const
+  {
+    const Real dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+    return dx * dx + dy * dy + dz * dz;
+  }
+};
 
 // Evaluation of moves first..first+count-1, a team per move.
 template <class DeviceType>
@@ -872,7 +885,7 @@ struct ChainCorrectionFunctor {
         const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
         if (nearest_rsq(pm, pa, len) < cutsq_max || nearest_rsq(pm, qa, len) < cutsq_max ||
             nearest_rsq(qm, pa, len) < cutsq_max || nearest_rsq(qm, qa, len) < cutsq_max) {
-          corr = chain_correction(coeff(type * nt1 + b.index(a, 1)), pa, qa, pm, qm, len);
+          corr = move_correction(coeff(type * nt1 + b.index(a, 1)), pa, qa, pm, qm, NearestImageRsq{len});
           kind = NEAR;
         }
       }
@@ -1158,7 +1171,8 @@ struct ChainCommitFunctor {
         for (int m = k + 1 + lane; m < count; m += group) {
           extra(m) += index(4 * m) == tr.atom
               ? Kokkos::Experimental::quiet_NaN<double>::value
-              : chain_correction(row[index(4 * m + 1)], tr.p_old, tr.p_new, &pos(6 * m), &pos(6 * m + 3), len);
+              : move_correction(row[index(4 * m + 1)], tr.p_old, tr.p_new, &pos(6 * m), &pos(6 * m + 3),
+                                NearestImageRsq{len});
           accepted(m) = UNDECIDED;
         }
       }
@@ -1965,10 +1979,8 @@ struct CheckerTrialFunctor {
           Real was_t[3];
           int ttype;
           atoms.load(t, was_t, ttype);
-          const PairCoeffT<Real> pc = coeff(itype * nt1 + ttype);
           const Real now_t[3] = {nx(t), ny(t), nz(t)};
-          corr = (double) pair_energy(pc, distance_sq(un, now_t)) - (double) pair_energy(pc, distance_sq(un, was_t)) -
-              (double) pair_energy(pc, distance_sq(uo, now_t)) + (double) pair_energy(pc, distance_sq(uo, was_t));
+          corr = move_correction(coeff(itype * nt1 + ttype), was_t, now_t, uo, un, FrameRsq<Real>{});
         }
         d.trial_corr((size_t) a * d.corr_cap + checker_pair_entry(s, t)) = corr;
       }
