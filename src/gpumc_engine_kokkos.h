@@ -803,12 +803,14 @@ struct NearestImageRsq {
 };
 // ... and within one frame (a checkerboard cell's, which holds every pair in range as it is)
 template <class Real>
+KOKKOS_INLINE_FUNCTION Real frame_rsq(const Real p[3], const Real q[3])
+{
+  const Real dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+  return dx * dx + dy * dy + dz * dz;
+}
+template <class Real>
 struct FrameRsq {
-  KOKKOS_INLINE_FUNCTION Real operator()(const Real p[3], const Real q[3]) const
-  {
-    const Real dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-    return dx * dx + dy * dy + dz * dz;
-  }
+  KOKKOS_INLINE_FUNCTION Real operator()(const Real p[3], const Real q[3]) const { return frame_rsq(p, q); }
 };
 
 // Evaluation of moves first..first+count-1, a team per move.
@@ -1555,8 +1557,7 @@ struct WidomTiledFunctor {
   {
     Real p[3];
     atoms.load(j, p, type);
-    const Real dx = q[0] - p[0], dy = q[1] - p[1], dz = q[2] - p[2];
-    return dx * dx + dy * dy + dz * dz;
+    return frame_rsq(q, p);
   }
 };
 
@@ -1927,7 +1928,7 @@ struct CheckerTrialFunctor {
         // inequality), at the cost of one distance instead of two. The margin covers rounding;
         // pair terms beyond the cutoff are zero.
         const Real mid[3] = {(un[0] + uo[0]) / 2, (un[1] + uo[1]) / 2, (un[2] + uo[2]) / 2};
-        const Real half_step = real_sqrt(distance_sq(un, uo)) / 2;
+        const Real half_step = real_sqrt(frame_rsq(un, uo)) / 2;
         const Real reach = real_sqrt(cutsq) + half_step;
         const Real reach_sq = reach * reach * (Real(1) + Real(64) * Kokkos::Experimental::epsilon<Real>::value);
         unsigned short *my_list = list + my_group * list_cap;
@@ -1942,8 +1943,8 @@ struct CheckerTrialFunctor {
             int jtype;
             atoms.load(j, p, jtype);
             const PairCoeffT<Real> pc = row[jtype];
-            part += (double) pair_energy(pc, distance_sq(un, p));
-            part -= (double) pair_energy(pc, distance_sq(uo, p));
+            part += (double) pair_energy(pc, frame_rsq(un, p));
+            part -= (double) pair_energy(pc, frame_rsq(uo, p));
           }
           group_sync(group);    // the list is refilled from its start
           nlisted = 0;
@@ -1959,7 +1960,7 @@ struct CheckerTrialFunctor {
           for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
             Real q[3];
             atoms.position(j0 + u * group, q);
-            near[u] = distance_sq(mid, q) < reach_sq;
+            near[u] = frame_rsq(mid, q) < reach_sq;
           }
           for (int u = 0; u < CANDIDATE_ROUNDS; u++) {
             int added;
@@ -1985,16 +1986,6 @@ struct CheckerTrialFunctor {
         d.trial_corr((size_t) a * d.corr_cap + checker_pair_entry(s, t)) = corr;
       }
     }
-  }
-
-  KOKKOS_INLINE_FUNCTION static Real distance_sq(const Real p[3], Real qx, Real qy, Real qz)
-  {
-    const Real dx = p[0] - qx, dy = p[1] - qy, dz = p[2] - qz;
-    return dx * dx + dy * dy + dz * dz;
-  }
-  KOKKOS_INLINE_FUNCTION static Real distance_sq(const Real p[3], const Real q[3])
-  {
-    return distance_sq(p, q[0], q[1], q[2]);
   }
 };
 
