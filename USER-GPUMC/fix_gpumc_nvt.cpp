@@ -224,10 +224,18 @@ void FixGpumcNVT::setup_energy()
 void FixGpumcNVT::synchronise_energy(const GPUMC::Configuration &conf, gpumc::HostSystem &sys)
 {
   const uint64_t now = GPUMC::fingerprint(lmp, conf.x, conf.type, *table);
-  if (now != fingerprint) {
-    energy = sys.total_energy();    // cells freshly built in atom order: canonical
-    fingerprint = now;
-  }
+  if (now != fingerprint) start_energy(sys.total_energy(), now);    // cells freshly built in atom order: canonical
+}
+
+// A Metropolis chain needs a finite energy: from an infinite one (atoms on top of each other with
+// lj/cut) every move's dU is -inf or NaN and the running energy NaN for good.
+void FixGpumcNVT::start_energy(double full_energy, uint64_t now)
+{
+  if (!std::isfinite(full_energy))
+    error->all(FLERR, "{}: the energy of the configuration is {}; Monte Carlo moves need a finite energy "
+               "(are atoms on top of each other?)", style_name(), full_energy);
+  energy = full_energy;
+  fingerprint = now;
 }
 
 // a guess that tuning corrects: a tenth of the mean interatomic spacing
@@ -314,7 +322,7 @@ void FixGpumcNVT::run_invocation()
 void FixGpumcNVT::record_check(double full_energy)
 {
   last_drift = energy - full_energy;
-  max_drift = std::max(max_drift, std::fabs(last_drift));
+  if (!(std::fabs(last_drift) <= max_drift)) max_drift = std::fabs(last_drift);    // (a NaN drift shows)
   energy = full_energy;
 }
 

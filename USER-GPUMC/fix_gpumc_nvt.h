@@ -82,6 +82,8 @@ class FixGpumcNVT : public Fix {
   // Record a full recomputation of the energy: drift, then resynchronise.
   void record_check(double full_energy);
   void synchronise_energy(const GPUMC::Configuration &conf, gpumc::HostSystem &sys);
+  // A full recomputation (of the configuration with fingerprint now) starts the running energy.
+  void start_energy(double full_energy, uint64_t now);
   bool check_due() const { return total_sweeps % check_every == 0; }
   bool tuning_active() const;
   double max_displacement_cap() const;

@@ -58,22 +58,22 @@ template <class DeviceType>
 void FixGpumcNVTKokkos<DeviceType>::setup_energy()
 {
   load();
+  synchronise_energy();
+}
+
+// as FixGpumcNVT::synchronise_energy, on the engine's configuration
+template <class DeviceType>
+void FixGpumcNVTKokkos<DeviceType>::synchronise_energy()
+{
   const uint64_t now = engine->fingerprint();
-  if (now != fingerprint) {
-    energy = engine->total_energy(false);    // cells freshly filled in ID order: canonical
-    fingerprint = now;
-  }
+  if (now != fingerprint) start_energy(engine->total_energy(false), now);    // cells freshly filled in ID order: canonical
 }
 
 template <class DeviceType>
 void FixGpumcNVTKokkos<DeviceType>::run_invocation()
 {
   load();
-  const uint64_t now = engine->fingerprint();
-  if (now != fingerprint) {
-    energy = engine->total_energy(false);
-    fingerprint = now;
-  }
+  synchronise_energy();
   engine->set_running_energy(energy);
   engine->reset_counters();
 

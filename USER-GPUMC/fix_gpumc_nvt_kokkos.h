@@ -41,6 +41,7 @@ class FixGpumcNVTKokkos : public FixGpumcNVT {
   GPUMC::KokkosConfiguration<DeviceType> conf;
 
   void load();
+  void synchronise_energy();
 };
 
 }    // namespace LAMMPS_NS

@@ -470,6 +470,18 @@ TEST(Kokkos, NonConsecutiveAtomIdsAreRefused)
   EXPECT_NE(err.find("requires consecutive atom IDs"), std::string::npos) << err;
 }
 
+// Two atoms at one place give lj/cut an infinite energy: the /kk styles stop with the host
+// styles' message (the engine's energy, not the host's, is checked).
+TEST(Kokkos, InfiniteEnergyIsRefused)
+{
+  for (const char *fix : {"gpumc/nvt 1 1.0 5", "gpumc/nvt 1 1.0 5 algorithm checkerboard", "gpumc/npt 1 1.0 1.0 5"}) {
+    LammpsSession s(kokkos_args(true));
+    s.cmd(fmt::format(LJ_MIX, "") + "create_atoms 1 single 1 1 1\ncreate_atoms 1 single 1 1 1\n");
+    const std::string err = s.error_of(fmt::format("fix mc all {}\nrun 0", fix));
+    EXPECT_NE(err.find("the energy of the configuration is inf"), std::string::npos) << fix << ": " << err;
+  }
+}
+
 // The default Widom kernel stages, per insertion box (a cell of the cell list, or 1/8 or 1/27 of
 // one: GPUMC_WIDOM_SPLIT 1 to 3, a test hook; by default the engine chooses), only the atoms within
 // the cutoff of the box; the simple one (GPUMC_WIDOM_KERNEL=simple) lets each insertion walk every
