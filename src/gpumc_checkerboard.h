@@ -120,6 +120,12 @@ GPUMC_INLINE int checker_active_cell(const CheckerGrid &g, int colour, int a, in
   return (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
 }
 
+// Cell index c (from -1 to n) of a periodic row of n checkerboard cells, wrapped into 0..n-1.
+GPUMC_INLINE int checker_wrap(int c, int n)
+{
+  return (c + n) % n;
+}
+
 // Neighbour w (0..26) of cell c0: w = 0 is the cell itself, then the other 26; off gets its
 // offset (-1, 0 or 1 per dimension), the flat index is returned. With two cells per side, offsets
 // -1 and +1 name the same cell: two different periodic images of it.
@@ -130,7 +136,7 @@ GPUMC_INLINE int checker_neighbour(const CheckerGrid &g, const int c0[3], int w,
   off[1] = (v / 3) % 3 - 1;
   off[2] = v / 9 - 1;
   int c[3];
-  for (int k = 0; k < 3; k++) c[k] = (c0[k] + off[k] + g.n[k]) % g.n[k];
+  for (int k = 0; k < 3; k++) c[k] = checker_wrap(c0[k] + off[k], g.n[k]);
   return (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
 }
 

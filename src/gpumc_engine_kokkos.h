@@ -1665,7 +1665,7 @@ struct CheckerSizesFunctor {
     // periodic image counted as checker_neighbour names it
     int c[3][3];
     for (int k = 0; k < 3; k++)
-      for (int o = 0; o < 3; o++) c[k][o] = (c0[k] + o - 1 + d.g.n[k]) % d.g.n[k];
+      for (int o = 0; o < 3; o++) c[k][o] = checker_wrap(c0[k] + o - 1, d.g.n[k]);
     int n = 0;
     for (int z = 0; z < 3; z++)
       for (int y = 0; y < 3; y++)
