@@ -24,6 +24,8 @@ struct BadInput {
 std::vector<BadInput> bad_inputs()
 {
   const std::string lj = LJ;
+  // two atoms at one place: lj/cut's energy is infinite, and every move's dU -inf or NaN
+  const std::string overlap = lj + "create_atoms 1 single 1 1 1\ncreate_atoms 1 single 1 1 1\n";
   return {
       // fix gpumc/nvt and gpumc/npt arguments
       {"nvt_missing_args", lj, "fix mc all gpumc/nvt 1 1.0", "Illegal fix gpumc/nvt command: missing argument"},
@@ -84,13 +86,10 @@ std::vector<BadInput> bad_inputs()
       {"empty_group", lj + "group none empty\n", "fix mc none gpumc/nvt 1 1.0 5\nrun 0", "group none has no atoms"},
       {"neigh_exclude", lj + "neigh_modify exclude type 1 2\n", "fix mc all gpumc/nvt 1 1.0 5\nrun 0",
        "does not support neigh_modify exclude"},
-      // two atoms at one place: lj/cut's energy is infinite, and every move's dU -inf or NaN
-      {"overlap_sequential", lj + "create_atoms 1 single 1 1 1\ncreate_atoms 1 single 1 1 1\n",
-       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "the energy of the configuration is inf"},
-      {"overlap_checkerboard", lj + "create_atoms 1 single 1 1 1\ncreate_atoms 1 single 1 1 1\n",
-       "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard\nrun 0", "Monte Carlo moves need a finite energy"},
-      {"overlap_npt", lj + "create_atoms 1 single 1 1 1\ncreate_atoms 1 single 1 1 1\n",
-       "fix mc all gpumc/npt 1 1.0 1.0 5\nrun 0", "Monte Carlo moves need a finite energy"},
+      {"overlap_sequential", overlap, "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "the energy of the configuration is inf"},
+      {"overlap_checkerboard", overlap, "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard\nrun 0",
+       "Monte Carlo moves need a finite energy"},
+      {"overlap_npt", overlap, "fix mc all gpumc/npt 1 1.0 1.0 5\nrun 0", "Monte Carlo moves need a finite energy"},
       // ... also when something else puts them there between runs
       {"overlap_between_runs", lj + "create_atoms 1 single 1 1 1\ncreate_atoms 1 single 1.5 1 1\n"
                                     "fix mc all gpumc/nvt 1 1.0 5\nrun 0\n",
