@@ -782,35 +782,11 @@ struct BatchData {
   KOKKOS_INLINE_FUNCTION double &correction(int a, int m) const { return corr((size_t) m * size() + a); }
 };
 
-// The correction that an accepted move of one atom (from was to now) makes to the energy change
-// of a move of another (from p_old to p_new): the pair terms of the first atom's new position
-// replace those of its old one in both of the second's energies. Pair terms in precision Real,
-// summed in double; rsq(p, q) is the squared distance of two positions (the nearest image in the
-// periodic box for the sequential chain, the plain distance in a checkerboard cell's frame). The
-// one definition for both kernels that correct evaluated moves.
-template <class Real, class Rsq>
-KOKKOS_INLINE_FUNCTION double move_correction(const PairCoeffT<Real> &pc, const Real was[3], const Real now[3],
-                                              const Real p_old[3], const Real p_new[3], const Rsq &rsq)
-{
-  return (double) pair_energy(pc, rsq(p_new, now)) - (double) pair_energy(pc, rsq(p_new, was)) -
-      (double) pair_energy(pc, rsq(p_old, now)) + (double) pair_energy(pc, rsq(p_old, was));
-}
-
-// Squared distances for move_correction: the nearest image in a periodic box of sides len ...
+// Squared distances for move_correction (gpumc_pair_potential.h): the nearest image in a periodic
+// box of sides len (the checkerboard's distances within one cell's frame are FrameRsq).
 struct NearestImageRsq {
   const double *len;
   KOKKOS_INLINE_FUNCTION double operator()(const double p[3], const double q[3]) const { return nearest_rsq(p, q, len); }
-};
-// ... and within one frame (a checkerboard cell's, which holds every pair in range as it is)
-template <class Real>
-KOKKOS_INLINE_FUNCTION Real frame_rsq(const Real p[3], const Real q[3])
-{
-  const Real dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
-  return dx * dx + dy * dy + dz * dz;
-}
-template <class Real>
-struct FrameRsq {
-  KOKKOS_INLINE_FUNCTION Real operator()(const Real p[3], const Real q[3]) const { return frame_rsq(p, q); }
 };
 
 // Evaluation of moves first..first+count-1, a team per move.

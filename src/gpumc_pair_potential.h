@@ -85,6 +85,33 @@ GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, Real rsq)
 #endif
 }
 
+// The correction that an accepted move of one atom (from was to now) makes to the energy change
+// of a move of another (from p_old to p_new): the pair terms of the first atom's new position
+// replace those of its old one in both of the second's energies. Pair terms in precision Real,
+// summed in double; rsq(p, q) is the squared distance of two positions (the nearest image in the
+// periodic box for the sequential chain, the plain distance in a checkerboard cell's frame). The
+// one definition for every kernel that corrects evaluated moves.
+template <class Real, class Rsq>
+GPUMC_INLINE double move_correction(const PairCoeffT<Real> &pc, const Real was[3], const Real now[3], const Real p_old[3],
+                                    const Real p_new[3], const Rsq &rsq)
+{
+  return (double) pair_energy(pc, rsq(p_new, now)) - (double) pair_energy(pc, rsq(p_new, was)) -
+      (double) pair_energy(pc, rsq(p_old, now)) + (double) pair_energy(pc, rsq(p_old, was));
+}
+
+// Squared distance within one frame (a checkerboard cell's, which holds every pair in range as it
+// is), and as a distance function for move_correction.
+template <class Real>
+GPUMC_INLINE Real frame_rsq(const Real p[3], const Real q[3])
+{
+  const Real dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
+  return dx * dx + dy * dy + dz * dz;
+}
+template <class Real>
+struct FrameRsq {
+  GPUMC_INLINE Real operator()(const Real p[3], const Real q[3]) const { return frame_rsq(p, q); }
+};
+
 // Coefficients from the parameters LAMMPS's pair styles hold after mixing (init_one).
 inline PairCoeff make_lj_cut(double epsilon, double sigma, double cut, bool shift)
 {
