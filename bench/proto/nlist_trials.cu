@@ -60,7 +60,7 @@ constexpr int NT1 = 3;    // types 1 (Si) and 2 (O), row and column 0 unused
 
 struct Setup {
   int ntrials;
-  double L, rc, dmax;
+  double L, dmax;
   CheckerGrid g;
   CounterRNG rng{7741, RNG_CHECKERBOARD};
   uint64_t sweep = 3;
@@ -304,7 +304,6 @@ int main(int argc, char **argv)
   // checkerboard grid (unshifted) and atoms in cell order
   Setup s;
   s.L = L;
-  s.rc = rc;
   s.dmax = arg(argc, argv, "--dmax", 0.3);
   const double lo[3] = {0, 0, 0}, len[3] = {L, L, L};
   checker_grid(s.rng, s.sweep, lo, len, checker_min_width(rc), s.g);
@@ -461,8 +460,12 @@ int main(int argc, char **argv)
               "within rc of old: %.1f\n",
               natoms, L, s.g.n[0], s.ntrials, nstay, skin, (double) total / natoms, maxnb,
               (double) within_old / sample.size());
-  // milliseconds of `launches` launches, the median of three batches
-  auto median_batch = [&](auto launch) {
+  // microseconds per launch after a checked warm-up launch: the median of three batches of
+  // `launches` launches
+  auto time_us = [&](auto launch) {
+    launch();
+    CHECK(cudaDeviceSynchronize());
+    CHECK(cudaGetLastError());
     float ms[3];
     for (float &m : ms) {
       CHECK(cudaEventRecord(e0));
@@ -472,19 +475,16 @@ int main(int argc, char **argv)
       CHECK(cudaEventElapsedTime(&m, e0, e1));
     }
     std::sort(ms, ms + 3);
-    return ms[1];
+    return 1e3 * ms[1] / launches;
   };
   std::string json = "[";
   auto measure = [&](const char *name, const char *prec, auto launch) {
-    launch();
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaGetLastError());
-    const float ms = median_batch(launch);
+    const double us = time_us(launch);
     std::vector<double> du(s.ntrials);
     CHECK(cudaMemcpy(du.data(), d_du, du.size() * sizeof(double), cudaMemcpyDeviceToHost));
     double err = 0.0;
     for (size_t m = 0; m < sample.size(); m++) err = std::max(err, std::fabs(du[sample[m]] - ref[m]));
-    const double us = 1e3 * ms / launches, rate = s.ntrials / (us * 1e-6);
+    const double rate = s.ntrials / (us * 1e-6);
     std::printf("| %d | %s | %s | %.1f | %.3g | %.2g |\n", natoms, name, prec, us, rate, err);
     char rec[512];
     std::snprintf(rec, sizeof rec,
@@ -533,19 +533,17 @@ int main(int argc, char **argv)
   groups(std::integral_constant<int, 1>{}, "thread per trial");
   // the corrections: timed like the trials (rate in trials per second of the colour); no error
   // column (du is not written)
+  std::vector<TrialGeom> first_cell;    // the trials of the first cell, whose corrections are checked
+  for (int k = 0; k < cell_count[0]; k++) first_cell.push_back(trial_geom(s, posd.data(), trials[k]));
   auto corrections = [&](const char *prec, auto launch) {
-    launch();
-    CHECK(cudaDeviceSynchronize());
-    CHECK(cudaGetLastError());
-    const float ms = median_batch(launch);
-    const double us = 1e3 * ms / launches;
+    const double us = time_us(launch);
     // check the first cell's corrections against double-precision nearest-image terms
     std::vector<double> c(corr_cap);
     CHECK(cudaMemcpy(c.data(), d_corr, corr_cap * sizeof(double), cudaMemcpyDeviceToHost));
     double err = 0.0;
     for (int m = 1; m < cell_count[0]; m++)
       for (int t = 0; t < m; t++) {
-        const TrialGeom gm = trial_geom(s, posd.data(), trials[m]), gt = trial_geom(s, posd.data(), trials[t]);
+        const TrialGeom &gm = first_cell[m], &gt = first_cell[t];
         double ref = 0.0;
         if (gm.stays && gt.stays) {
           const PairCoeff &pc = coeff[gm.itype * NT1 + gt.itype];
