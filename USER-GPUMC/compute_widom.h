@@ -15,7 +15,7 @@ ComputeStyle(widom,ComputeWidom);
 #include "compute.h"
 
 #include "gpumc_estimators.h"
-#include "gpumc_host_engine.h"
+#include "gpumc_system_host.h"
 
 #include <cstdint>
 #include <memory>

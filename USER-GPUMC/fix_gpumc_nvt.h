@@ -15,7 +15,7 @@ FixStyle(gpumc/nvt,FixGpumcNVT);
 
 #include "fix.h"
 
-#include "gpumc_host_engine.h"
+#include "gpumc_system_host.h"
 #include "gpumc_lammps.h"
 
 #include <cstdint>

@@ -10,7 +10,7 @@
 
 #include "pointers.h"
 
-#include "gpumc_host_engine.h"
+#include "gpumc_system_host.h"
 
 #include <string>
 #include <vector>

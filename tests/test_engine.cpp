@@ -1,7 +1,7 @@
 // The host engine against brute force: all-pairs minimum-image sums, for boxes from two to
 // several cells wide, several types and both potentials; moves, rescaling and restoration.
 
-#include "gpumc_host_engine.h"
+#include "gpumc_system_host.h"
 
 #include <gtest/gtest.h>
 

@@ -1,6 +1,14 @@
 // Host (CPU) Monte Carlo engine: atoms in an orthogonal periodic box held in a cell list,
 // energies from the shared pair potentials, and the move kernels of the host styles.
-// Independent of LAMMPS so that it can be tested on its own.
+// Independent of LAMMPS so that it can be tested on its own. Declared here, defined by subsystem
+// as the Kokkos engine is (gpumc_system_kokkos.h):
+//   gpumc_system_host.cpp        configuration and single-atom moves
+//   gpumc_cell_list_host.cpp     the cell list
+//   gpumc_energy_host.cpp        energies
+//   gpumc_chain_host.cpp         the sequential translation chain
+//   gpumc_volume_host.cpp        volume moves
+//   gpumc_widom_host.cpp         Widom test insertions
+//   gpumc_checkerboard_host.cpp  checkerboard sweeps
 #pragma once
 
 #include "gpumc_checkerboard.h"
