@@ -1,6 +1,6 @@
 /* ----------------------------------------------------------------------
    GPUMC: compute widom/kk. Arguments, blocks and output are those of compute widom; the
-   insertions run in parallel in the Kokkos engine (gpumc_engine_kokkos.h), stratified over its
+   insertions run in parallel in the Kokkos engine (gpumc_system_kokkos.h), stratified over its
    cells (the same number of insertions in every cell).
 ------------------------------------------------------------------------- */
 
@@ -27,7 +27,7 @@ void ComputeWidomKokkos<DeviceType>::init()
 {
   ComputeWidom::init();
   GPUMC::check_kokkos_system(lmp, "compute widom/kk");
-  engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, 0, mixed_precision);
+  engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, 0, mixed_precision, engine_options);
 }
 
 template <class DeviceType>

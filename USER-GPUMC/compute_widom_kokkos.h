@@ -17,7 +17,7 @@ ComputeStyle(widom/kk/host,ComputeWidomKokkos<LMPHostType>);
 #include "compute_widom.h"
 #include "kokkos_type.h"
 
-#include "gpumc_engine_kokkos.h"
+#include "gpumc_system_kokkos.h"
 #include "gpumc_lammps_kokkos.h"
 
 #include <memory>
@@ -29,6 +29,8 @@ class ComputeWidomKokkos : public ComputeWidom {
  public:
   ComputeWidomKokkos(class LAMMPS *, int, char **);
   void init() override;
+
+  gpumc::EngineOptions engine_options;    // for tests: taken by the engine at init()
 
  protected:
   double insertion_block(uint64_t block, uint64_t &done) override;

@@ -40,7 +40,7 @@ void FixGpumcNVTKokkos<DeviceType>::init()
   if (team_size > most)
     error->all(FLERR, "{}: team {} is larger than this Kokkos backend runs ({} threads at most)", style_name(),
                team_size, most);
-  engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, team_size, mixed_precision);
+  engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, team_size, mixed_precision, engine_options);
 }
 
 // A fresh engine state from the LAMMPS configuration on the device.

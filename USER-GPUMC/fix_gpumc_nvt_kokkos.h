@@ -18,7 +18,7 @@ FixStyle(gpumc/nvt/kk/host,FixGpumcNVTKokkos<LMPHostType>);
 #include "fix_gpumc_nvt.h"
 #include "kokkos_type.h"
 
-#include "gpumc_engine_kokkos.h"
+#include "gpumc_system_kokkos.h"
 #include "gpumc_lammps_kokkos.h"
 
 #include <memory>
@@ -30,6 +30,8 @@ class FixGpumcNVTKokkos : public FixGpumcNVT {
  public:
   FixGpumcNVTKokkos(class LAMMPS *, int, char **);
   void init() override;
+
+  gpumc::EngineOptions engine_options;    // for tests: taken by the engine at init()
 
  protected:
   FixGpumcNVTKokkos(class LAMMPS *, int, char **, bool with_volume_moves);

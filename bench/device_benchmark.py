@@ -49,18 +49,15 @@ def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS):
     out = []
     scale = 0.2 if quick else 1.0
 
-    # sequential chain: about 5 million trial moves per measurement (batches of moves evaluated at
-    # once and decided in order), and 2 x 10^5 with GPUMC_CHAIN_BATCH=1 (every move evaluated and
-    # decided in turn: the chain before the batches)
-    chains = [("gpumc/nvt/kk sequential chain", 5e6, None),
-              ("gpumc/nvt/kk sequential chain (batch 1)", 2e5, {"GPUMC_CHAIN_BATCH": "1"})]
-    for label, moves_wanted, env in chains if "sequential" in only else []:
+    # sequential chain: about 5 million trial moves per measurement
+    chains = [("gpumc/nvt/kk sequential chain", 5e6)]
+    for label, moves_wanted in chains if "sequential" in only else []:
         sweeps = max(1, int(moves_wanted / natoms * scale))
         per_step = min(sweeps, 10)
         steps = max(1, sweeps // per_step)
         text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no\n"
                 f"thermo 100000\nrun 1\nrun {steps}\n")
-        rates = [steps * per_step * natoms / loop_time(run_lammps(lmp, text, work, KOKKOS, env)) for _ in range(repeats)]
+        rates = [steps * per_step * natoms / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
         out.append((label, "moves_per_s", median(rates), "trial moves/s"))
         out.append((label, "sweeps_per_s", median(rates) / natoms, "sweeps/s"))
 

@@ -36,14 +36,13 @@ pair_coeff 2 2 0.023272 1.3731 3.791
 """
 
 
-def run_lammps(lmp, text, workdir, extra_args=(), env=None):
-    """Run an input text with lmp in workdir (env: extra environment variables); its screen output,
-    or exit with it on failure."""
+def run_lammps(lmp, text, workdir, extra_args=()):
+    """Run an input text with lmp in workdir; its screen output, or exit with it on failure."""
     path = os.path.join(workdir, "in.bench")
     with open(path, "w") as f:
         f.write(text)
     res = subprocess.run([lmp, "-in", path, "-log", "none", "-nocite", *extra_args], capture_output=True, text=True,
-                         cwd=workdir, env={**os.environ, **(env or {})})
+                         cwd=workdir)
     if res.returncode != 0:
         sys.exit(f"lmp failed:\n{res.stdout[-4000:]}\n{res.stderr[-3000:]}")
     return res.stdout

@@ -1,5 +1,5 @@
 /* -*- c++ -*- ----------------------------------------------------------
-   GPUMC: adapter between LAMMPS's KOKKOS package and the Kokkos engine (gpumc_engine_kokkos.h).
+   GPUMC: adapter between LAMMPS's KOKKOS package and the Kokkos engine (gpumc_system_kokkos.h).
    Copies the configuration from atomKK's views into atom-ID order and back, on the device: the
    Kokkos counterpart of gpumc_lammps.h's gather and scatter.
 ------------------------------------------------------------------------- */
@@ -13,7 +13,7 @@
 #include "error.h"
 #include "kokkos_type.h"
 
-#include "gpumc_engine_kokkos.h"
+#include "gpumc_system_kokkos.h"
 
 #include <string>
 

@@ -6,8 +6,11 @@
 #include "lammps_session.h"
 #include "virial.h"
 
+#include "compute_widom_kokkos.h"
+#include "fix_gpumc_nvt_kokkos.h"
 #include "fmt/format.h"
 #include "library.h"
+#include "modify.h"
 
 #include <gtest/gtest.h>
 
@@ -67,19 +70,17 @@ State capture(LammpsSession &s, int nvec = 14)
   return st;
 }
 
-// An environment variable (a test hook of the engine) set for a scope (a null value: unset),
-// unset also when a test body throws.
-struct ScopedEnv {
-  const char *name;
-  ScopedEnv(const char *n, const char *value) : name(n)
-  {
-    if (value)
-      setenv(name, value, 1);
-    else
-      unsetenv(name);
-  }
-  ~ScopedEnv() { unsetenv(name); }
-};
+// The Kokkos engine's options (gpumc::EngineOptions: settings that only tests change) of the /kk
+// fix or compute `id`; the engine takes them at the next run's init.
+gpumc::EngineOptions &engine_options(LammpsSession &s, const char *id)
+{
+  using namespace LAMMPS_NS;
+  if (auto *fix = dynamic_cast<FixGpumcNVTKokkos<LMPDeviceType> *>(s.lmp()->modify->get_fix_by_id(id)))
+    return fix->engine_options;
+  if (auto *compute = dynamic_cast<ComputeWidomKokkos<LMPDeviceType> *>(s.lmp()->modify->get_compute_by_id(id)))
+    return compute->engine_options;
+  throw std::runtime_error(std::string("no /kk fix or compute ") + id);
+}
 
 double max_difference(const std::vector<double> &a, const std::vector<double> &b)
 {
@@ -106,8 +107,7 @@ TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
   };
   // the energy kernel splits a cell's candidates (its half window: 13 rows of cells) into parts in
   // small systems (by default 13 in these): several splits
-  for (const char *parts : {(const char *) nullptr, "1", "2", "3"}) {
-    const ScopedEnv hook("GPUMC_ENERGY_PARTS", parts);
+  for (const int parts : {0, 1, 2, 3}) {    // 0: the engine's choice
     for (const auto &c : cases) {
       for (const char *fix : {"gpumc/nvt 2 {} 4711", "gpumc/npt 2 {} 1.0 4711"}) {
         LammpsSession s(kokkos_args(true));
@@ -126,13 +126,15 @@ TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
                 "pair_coeff 1 2 1.99597 2.6518 1.628\npair_coeff 2 2 0.023272 1.3731 3.791\npair_modify shift yes");
           return pe;
         };
-        s.cmd("fix mc all " + fmt::format(fix, metal ? "4000.0" : "1.5") + "\nrun 0");
+        s.cmd("fix mc all " + fmt::format(fix, metal ? "4000.0" : "1.5"));
+        engine_options(s, "mc").energy_parts = parts;
+        s.cmd("run 0");
         const double e0 = s.fix_scalar("mc"), pe = reference_pe();
-        EXPECT_NEAR(e0, pe, 1e-10 * std::fabs(pe)) << c.first << " " << fix << " parts " << (parts ? parts : "default");
+        EXPECT_NEAR(e0, pe, 1e-10 * std::fabs(pe)) << c.first << " " << fix << " parts " << parts;
         s.cmd("thermo 5\nrun 10");
         const double e1 = s.fix_scalar("mc"), pe2 = reference_pe();
         EXPECT_NE(pe2, pe);
-        EXPECT_NEAR(e1, pe2, 1e-10 * std::fabs(pe2)) << c.first << " " << fix << " parts " << (parts ? parts : "default");
+        EXPECT_NEAR(e1, pe2, 1e-10 * std::fabs(pe2)) << c.first << " " << fix << " parts " << parts;
         EXPECT_GT(s.fix_vector("mc", 1), 0.0);
       }
     }
@@ -181,7 +183,7 @@ TEST(Kokkos, SameChainAsTheHostStyle)
 // order, correcting each energy change for the moves accepted before it in the batch (or
 // evaluating it again when its atom moved). The chain is the host's for every batch size: one
 // move (strictly serial), a few, and more moves than an invocation makes (on a GPU, as many as
-// the deciding team's scratch holds; GPUMC_CHAIN_BATCH is a test hook). Two systems: SiO2, where
+// the deciding team's scratch holds; EngineOptions::chain_batch). Two systems: SiO2, where
 // nearly every move of a batch is near an earlier one, and a dilute gas with long steps, where
 // most are not and an atom moved twice in a batch lands far from where its second move was
 // evaluated (that move's actual positions then change later moves that its evaluated ones did not).
@@ -190,23 +192,27 @@ TEST(Kokkos, BatchedChainIsTheHostChainForEveryBatch)
   const std::string gas = "units lj\natom_style atomic\nregion box block 0 40 0 40 0 40\ncreate_box 1 box\n"
                           "create_atoms 1 random 500 515 NULL overlap 0.9 maxtry 100\nmass 1 1.0\n"
                           "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\nthermo_modify norm no\n";
-  const std::pair<std::string, std::string> cases[] = {
-      {fmt::format(SIO2, ""), "fix mc all gpumc/nvt 3 4000.0 4321 tune no displace 0.4\nsuffix on\nrun 2"},
-      {gas, "fix mc all gpumc/nvt 5 1.0 4322 tune no displace 6.0\nsuffix on\nrun 4"},
+  struct Case {
+    std::string setup, fix, run;
+  };
+  const Case cases[] = {
+      {fmt::format(SIO2, ""), "fix mc all gpumc/nvt 3 4000.0 4321 tune no displace 0.4\nsuffix on\n", "run 2"},
+      {gas, "fix mc all gpumc/nvt 5 1.0 4322 tune no displace 6.0\nsuffix on\n", "run 4"},
   };
   for (const auto &c : cases) {
     State host;
     {
       LammpsSession s(kokkos_args(true));
-      s.cmd(c.first + "suffix off\n" + c.second);
+      s.cmd(c.setup + "suffix off\n" + c.fix + c.run);
       host = capture(s);
     }
-    for (const char *batch : {"1", "3", "64", "5000"}) {
-      const ScopedEnv hook("GPUMC_CHAIN_BATCH", batch);
+    for (const int batch : {1, 3, 64, 5000}) {
       LammpsSession s(kokkos_args(true));
-      s.cmd(c.first + c.second);
+      s.cmd(c.setup + c.fix);
+      engine_options(s, "mc").chain_batch = batch;
+      s.cmd(c.run);
       const State device = capture(s);
-      SCOPED_TRACE(c.second + ", batch " + batch);
+      SCOPED_TRACE(c.fix + ", batch " + std::to_string(batch));
       EXPECT_EQ(host.fix[0], device.fix[0]);
       EXPECT_EQ(host.fix[1], device.fix[1]);
       EXPECT_EQ(host.image, device.image);
@@ -222,7 +228,7 @@ TEST(Kokkos, BatchedChainIsTheHostChainForEveryBatch)
 // after another; the same proposals (shared geometry and random numbers) give the same decisions,
 // whatever order the teams ran in. Grids of two cells per side (each cell its own neighbour on
 // both sides) and of four (eight parallel cells per colour), NVT and NPT, teams of whole warps and
-// not; also with one trial per group of threads and short candidate lists (test hooks), so that a
+// not; also with one trial per group of threads and short candidate lists (engine options), so that a
 // host backend too splits a cell's trials over several teams and lists candidates in several passes.
 TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
 {
@@ -254,11 +260,14 @@ TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
   for (const auto &c : cases) for (const bool split : {false, true}) {
     State host, device;
     for (int kk = 0; kk < 2; kk++) {
-      const ScopedEnv trials("GPUMC_CHECKER_TRIALS", split ? "1" : nullptr);
-      const ScopedEnv rounds("GPUMC_CHECKER_LIST_ROUNDS", split ? "4" : nullptr);
       LammpsSession s(kokkos_args(true));
-      s.cmd(c.setup + fmt::format("{}fix mc all {} {} algorithm checkerboard\nsuffix on\nrun {}",
-                                  kk ? "" : "suffix off\n", c.style, c.args, c.steps));
+      s.cmd(c.setup + fmt::format("{}fix mc all {} {} algorithm checkerboard\nsuffix on",
+                                  kk ? "" : "suffix off\n", c.style, c.args));
+      if (kk && split) {
+        engine_options(s, "mc").checker_trials = 1;
+        engine_options(s, "mc").checker_list_rounds = 4;
+      }
+      s.cmd(fmt::format("run {}", c.steps));
       (kk ? device : host) = capture(s);
     }
     SCOPED_TRACE(c.name + (split ? ", trials split" : ""));
@@ -280,9 +289,9 @@ TEST(Kokkos, CheckerboardSameChainAsTheHostStyle)
 
 // Checkerboard sweeps are launched without the host waiting for each: a sweep whose cells outgrow
 // the room measured before it stops the sweeps after it on the device, and they run again from it
-// (GPUMC_CHECKER_ROOM=0, a test hook, gives them no room, so that every sweep that is not measured
+// (EngineOptions::checker_no_room gives them no room, so that every sweep that is not measured
 // takes that path). The chain is, to the last bit, the one whose sweeps are each measured before
-// they run (GPUMC_CHECKER_SYNC, the other hook), and the one of the default room.
+// they run (EngineOptions::checker_measure_all), and the one of the default room.
 TEST(Kokkos, CheckerboardSweepsThatOutgrowTheirRoomRunAgain)
 {
   struct Case {
@@ -296,12 +305,12 @@ TEST(Kokkos, CheckerboardSweepsThatOutgrowTheirRoomRunAgain)
   for (const auto &c : cases) {
     State runs[3];
     for (int mode = 0; mode < 3; mode++) {
-      const ScopedEnv sync("GPUMC_CHECKER_SYNC", mode == 0 ? "1" : nullptr);
-      const ScopedEnv room("GPUMC_CHECKER_ROOM", mode == 2 ? "0" : nullptr);
       LammpsSession s(kokkos_args(true));
+      s.cmd(c.setup + fmt::format("fix mc all {} {} algorithm checkerboard", c.style, c.args));
+      engine_options(s, "mc").checker_measure_all = mode == 0;
+      engine_options(s, "mc").checker_no_room = mode == 2;
       // two runs: the engine keeps its room from one to the next
-      s.cmd(c.setup + fmt::format("fix mc all {} {} algorithm checkerboard\nrun {}\nrun {}", c.style, c.args,
-                                  c.steps, c.steps));
+      s.cmd(fmt::format("run {}\nrun {}", c.steps, c.steps));
       runs[mode] = capture(s);
     }
     for (int mode = 1; mode < 3; mode++) {
@@ -338,16 +347,17 @@ TEST(Kokkos, CompressionRegridsWithoutChangingTheChain)
 }
 
 // Cells without spare room: moves into a full cell stop the chain, which makes room and resumes
-// (GPUMC_CELL_SLACK=0 is a test hook); the chain is still the host chain.
+// (EngineOptions::cell_slack 0); the chain is still the host chain.
 TEST(Kokkos, FullCellsGrowWithoutChangingTheChain)
 {
   const std::string setup = fmt::format(LJ_MIX, "");
   State host, device;
   for (int kk = 0; kk < 2; kk++) {
-    const ScopedEnv hook("GPUMC_CELL_SLACK", "0");
     LammpsSession s(kokkos_args(true));
-    s.cmd(setup + fmt::format("{}fix mc all gpumc/nvt 5 1.2 515 tune no displace 0.4\nsuffix on\nrun 4",
+    s.cmd(setup + fmt::format("{}fix mc all gpumc/nvt 5 1.2 515 tune no displace 0.4\nsuffix on",
                               kk ? "" : "suffix off\n"));
+    if (kk) engine_options(s, "mc").cell_slack = 0;
+    s.cmd("run 4");
     (kk ? device : host) = capture(s);
   }
   EXPECT_EQ(host.fix[1], device.fix[1]);
@@ -483,8 +493,8 @@ TEST(Kokkos, InfiniteEnergyIsRefused)
 }
 
 // The default Widom kernel stages, per insertion box (a cell of the cell list, or 1/8 or 1/27 of
-// one: GPUMC_WIDOM_SPLIT 1 to 3, a test hook; by default the engine chooses), only the atoms within
-// the cutoff of the box; the simple one (GPUMC_WIDOM_KERNEL=simple) lets each insertion walk every
+// one: EngineOptions::widom_split 1 to 3; by default the engine chooses), only the atoms within
+// the cutoff of the box; the simple one (EngineOptions::widom_walk_cells) lets each insertion walk every
 // cell of its window. Both draw the same points, so in double precision their mean Boltzmann
 // factors agree to round-off.
 TEST(Kokkos, WidomStagedKernelMatchesTheSimpleOne)
@@ -495,18 +505,19 @@ TEST(Kokkos, WidomStagedKernelMatchesTheSimpleOne)
     double temperature;
   };
   const Case cases[] = {{fmt::format(SIO2, ""), 2, 4000.0}, {fmt::format(LJ_MIX, ""), 3, 1.2}};
-  for (const auto &c : cases) for (const char *split : {"default", "1", "2", "3"}) {
+  for (const auto &c : cases) for (const int split : {0, 1, 2, 3}) {    // 0: the engine's choice
     double factor[2];
     for (int simple = 0; simple < 2; simple++) {
-      const ScopedEnv hook("GPUMC_WIDOM_KERNEL", simple ? "simple" : "default");
-      const ScopedEnv boxes("GPUMC_WIDOM_SPLIT", split);
       LammpsSession s(kokkos_args(true));
       s.cmd(c.setup + fmt::format("displace_atoms all random 0.3 0.3 0.3 71 units box\n"
-                                  "compute w all widom {} 100000 {} 77\nthermo_style custom step c_w[4]\nrun 0",
+                                  "compute w all widom {} 100000 {} 77\nthermo_style custom step c_w[4]",
                                   c.type, c.temperature));
+      engine_options(s, "w").widom_walk_cells = simple;
+      engine_options(s, "w").widom_split = split;
+      s.cmd("run 0");
       factor[simple] = s.compute_vector("w", 3);
     }
-    std::printf("type %d, split %s: <exp(-beta dU)> staged %.15g, simple %.15g\n", c.type, split, factor[0],
+    std::printf("type %d, split %d: <exp(-beta dU)> staged %.15g, simple %.15g\n", c.type, split, factor[0],
                 factor[1]);
     EXPECT_GT(factor[0], 0.0);
     EXPECT_NEAR(factor[0], factor[1], 1e-12 * factor[1]) << "type " << c.type << ", split " << split;

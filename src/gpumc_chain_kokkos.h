@@ -1,0 +1,516 @@
+// Kernels of the Kokkos engine's sequential translation chain: batches of moves evaluated in
+// parallel, their pairwise corrections, and the team that decides them in order.
+#pragma once
+
+#include "gpumc_team_kokkos.h"
+
+namespace gpumc {
+namespace kk {
+
+// ---- the sequential translation chain, evaluated speculatively in batches ----
+//
+// Moves first.. of the chain run in batches of B. A first kernel evaluates every move of a batch
+// at once (a team per move) against the configuration at the start of the batch; a second works
+// out, for each pair of moves a < m of the batch, the correction that move a, if accepted, makes to
+// move m's energy change: the pair terms between the two atoms' old and new positions (four terms,
+// zero beyond the cutoff), or NaN when they move the same atom; a third, one team, then decides.
+// A move's energy change differs from its evaluation only through the moves of the batch accepted
+// before it: a move that no earlier one may change is decided as evaluated, any other with the
+// corrections of the earlier accepted ones added (once those are decided), and a move whose atom
+// moved earlier in the batch (NaN) is evaluated again from the current configuration. Every
+// decision is therefore the strictly sequential chain's, made with energy changes equal to it up
+// to round-off in the order of the sums (as between host and device anyway), and the chain does
+// not depend on B.
+
+// A trial translation of the chain: the atom, its old and new position (wrapped into the box) and
+// the periodic images the move crosses.
+struct ChainTrial {
+  int atom, type;
+  int slot;    // the atom's slot in the cell list when drawn
+  double p_old[3], p_new[3];
+  int shift[3];
+};
+
+// Trial `move` of the chain drawn against the positions held in the cell list.
+template <class DeviceType>
+KOKKOS_INLINE_FUNCTION ChainTrial chain_trial(const CellData<DeviceType> &c, const Kokkos::View<int *, DeviceType> &mobile,
+                                              const CounterRNG &rng, uint64_t move, uint64_t nmobile, double dmax,
+                                              const double lo[3], const double len[3])
+{
+  const Translation t = propose_translation(rng, move, nmobile, dmax);
+  ChainTrial tr;
+  tr.atom = mobile(t.pick);
+  tr.type = c.type(tr.atom);
+  const int k = tr.slot = c.cell_of(tr.atom) * c.g.cap + c.slot_of(tr.atom);
+  tr.p_old[0] = c.sx(k);
+  tr.p_old[1] = c.sy(k);
+  tr.p_old[2] = c.sz(k);
+  for (int d = 0; d < 3; d++) {
+    tr.p_new[d] = tr.p_old[d] + t.disp[d];
+    tr.shift[d] = 0;
+  }
+  wrap_position(tr.p_new, lo, len, tr.shift);
+  return tr;
+}
+
+// Energy change of a trial translation, summed by a team over the cells around the old and new
+// positions: one pass over the union of their windows when the two cells are adjacent, else the
+// new window and then the old one. Threads share the window's cells, several per cell when the
+// team outnumbers them (each thread's loop over atoms is then shorter). Every thread of the team
+// gets the sum.
+template <class DeviceType, class Member>
+KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellData<DeviceType> &c,
+                                                 const double lo[3], const double len[3], const ChainTrial &tr)
+{
+  const Grid &g = c.g;
+  int c_old[3], c_new[3], c_lo[3], span[3];
+  cell_coords(g, lo, len, tr.p_old, c_old);
+  cell_coords(g, lo, len, tr.p_new, c_new);
+  bool adjacent = true;
+  for (int d = 0; d < 3; d++) {
+    c_lo[d] = c_old[d] < c_new[d] ? c_old[d] : c_new[d];
+    span[d] = c_old[d] < c_new[d] ? c_new[d] - c_old[d] : c_old[d] - c_new[d];
+    adjacent = adjacent && span[d] <= 1;
+  }
+  const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
+  const double cutsq = c.row_cutsq(tr.type);
+  const int i = tr.atom;
+  double dU = 0.0;
+  for (int pass = 0; pass < (adjacent ? 1 : 2); pass++) {
+    const int *c0 = adjacent ? c_lo : (pass == 0 ? c_new : c_old);
+    const int zero[3] = {0, 0, 0};
+    const int *sp = adjacent ? span : zero;
+    const int nw[3] = {2 * REACH + 1 + sp[0], 2 * REACH + 1 + sp[1], 2 * REACH + 1 + sp[2]};
+    const int ncells = nw[0] * nw[1] * nw[2];
+    const int per_cell = team.team_size() > ncells ? team.team_size() / ncells : 1;
+    const bool with_new = adjacent || pass == 0, with_old = adjacent || pass == 1;
+    double part = 0.0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, ncells * per_cell),
+        [&](const int item, double &acc) {
+          double sh[3];
+          const int cell = window_cell_flat(g, len, c0, nw, item / per_cell, sh);
+          const int base = cell * g.cap;
+          for (int s = item % per_cell; s < c.count(cell); s += per_cell) {
+            const int k = base + s;
+            if (c.sid(k) == i) continue;
+            const double xj = c.sx(k) + sh[0], yj = c.sy(k) + sh[1], zj = c.sz(k) + sh[2];
+            const PairCoeff &pc = row[c.stype(k)];
+            if (with_new) {
+              const double dx = tr.p_new[0] - xj, dy = tr.p_new[1] - yj, dz = tr.p_new[2] - zj;
+              const double rsq = dx * dx + dy * dy + dz * dz;
+              if (rsq < cutsq) acc += pair_energy(pc, rsq);
+            }
+            if (with_old) {
+              const double dx = tr.p_old[0] - xj, dy = tr.p_old[1] - yj, dz = tr.p_old[2] - zj;
+              const double rsq = dx * dx + dy * dy + dz * dz;
+              if (rsq < cutsq) acc -= pair_energy(pc, rsq);
+            }
+          }
+        },
+        part);
+    dU += part;
+  }
+  return dU;
+}
+
+// Squared distance of two positions in the periodic box (the nearest image: a side is at least
+// twice the cutoff, so no other image is in range).
+KOKKOS_INLINE_FUNCTION double nearest_rsq(const double p[3], const double q[3], const double len[3])
+{
+  double rsq = 0.0;
+  for (int d = 0; d < 3; d++) {
+    double dx = p[d] - q[d];
+    if (dx > 0.5 * len[d]) dx -= len[d];
+    else if (dx < -0.5 * len[d]) dx += len[d];
+    rsq += dx * dx;
+  }
+  return rsq;
+}
+
+// Squared distances for move_correction (gpumc_pair_potential.h): the nearest image in a periodic
+// box of sides len (the checkerboard's distances within one cell's frame are FrameRsq).
+struct NearestImageRsq {
+  const double *len;
+  KOKKOS_INLINE_FUNCTION double operator()(const double p[3], const double q[3]) const { return nearest_rsq(p, q, len); }
+};
+
+// Evaluation of moves first..first+count-1, a team per move.
+template <class DeviceType>
+struct ChainEvaluateFunctor {
+  using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
+  CellData<DeviceType> c;
+  Kokkos::View<int *, DeviceType> mobile;
+  BatchData<DeviceType> b;
+  CounterRNG rng{0, 0};
+  double dmax;
+  uint64_t first, nmobile;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
+  {
+    if (c.counter(DC_STOPPED)) return;
+    const int k = team.league_rank();
+    double lo[3], len[3];
+    c.box(DS_LO, DS_LEN, lo, len);
+    const ChainTrial tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
+    const double dU = team_energy_change(team, c, lo, len, tr);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      int cc[3];
+      cell_coords(c.g, lo, len, tr.p_new, cc);
+      b.index(k, 0) = tr.atom;
+      b.index(k, 1) = tr.type;
+      b.index(k, 2) = tr.slot;
+      b.index(k, 3) = cell_index(c.g, cc);
+      for (int d = 0; d < 3; d++) {
+        b.positions(k, d) = tr.p_old[d];
+        b.positions(k, 3 + d) = tr.p_new[d];
+        b.shift(k, d) = tr.shift[d];
+      }
+      const double u = uniform01(rng.bits(first + k, 1)[0]);    // accept_translation's test number
+      b.du_u(k, 0) = dU;
+      b.du_u(k, 1) = u;
+      b.du_u(k, 2) = log(u);
+    });
+  }
+};
+
+// The corrections of a batch, from the evaluated positions: a team per move m, a thread per
+// earlier move a. A pair whose four positions are all beyond the largest cutoff of each other
+// gets zero without a term evaluated and no link; a pair of moves of the same atom gets NaN (the
+// later one is evaluated again if the earlier one is accepted) and a link of both kinds.
+template <class DeviceType>
+struct ChainCorrectionFunctor {
+  using ExecSpace = typename DeviceType::execution_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  enum : int { APART = 0, NEAR = 1, SAME_ATOM = 3 };    // per pair: bit 0 a link, bit 1 the same atom
+  BatchData<DeviceType> b;
+  Kokkos::View<double *, DeviceType> scalar;
+  Kokkos::View<PairCoeff *, DeviceType> coeff;
+  int nt1;
+  double cutsq_max;
+
+  static size_t scratch_bytes(int batch) { return ScratchView<ExecSpace, int>::shmem_size(batch); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
+  {
+    const int m = team.league_rank(), atom = b.index(m, 0), type = b.index(m, 1);
+    const double len[3] = {scalar(DS_LEN), scalar(DS_LEN + 1), scalar(DS_LEN + 2)};
+    const double pm[3] = {b.positions(m, 0), b.positions(m, 1), b.positions(m, 2)};
+    const double qm[3] = {b.positions(m, 3), b.positions(m, 4), b.positions(m, 5)};
+    ScratchView<ExecSpace, int> pair(team.team_scratch(0), m > 0 ? m : 1);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const int a) {
+      double corr = 0.0;
+      int kind = APART;
+      if (b.index(a, 0) == atom) {
+        corr = Kokkos::Experimental::quiet_NaN<double>::value;
+        kind = SAME_ATOM;
+      } else {
+        const double pa[3] = {b.positions(a, 0), b.positions(a, 1), b.positions(a, 2)};
+        const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
+        if (nearest_rsq(pm, pa, len) < cutsq_max || nearest_rsq(pm, qa, len) < cutsq_max ||
+            nearest_rsq(qm, pa, len) < cutsq_max || nearest_rsq(qm, qa, len) < cutsq_max) {
+          corr = move_correction(coeff(type * nt1 + b.index(a, 1)), pa, qa, pm, qm, NearestImageRsq{len});
+          kind = NEAR;
+        }
+      }
+      b.correction(a, m) = corr;
+      pair(a) = kind;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, CHAIN_WORDS), [&](const int w) {
+      unsigned linked = 0, same = 0;
+      for (int a = 32 * w; a < m && a < 32 * (w + 1); a++) {
+        linked |= (unsigned) (pair(a) & 1) << (a % 32);
+        same |= (unsigned) (pair(a) >> 1) << (a % 32);
+      }
+      b.links(m, w) = linked;
+      b.links(m, CHAIN_WORDS + w) = same;
+    });
+  }
+};
+
+// Decisions of moves first..first+count-1 in chain order (see above), by one team: a CUDA warp or
+// one thread, holding the batch in scratch memory. A move's energy change is its evaluated one
+// plus the corrections of the earlier moves linked to it (ChainCorrectionFunctor) that were
+// accepted as evaluated, so it can be decided as soon as those are decided, not only in turn:
+//  1. Rounds decide, in chunks of a lane per move in chain order, every undecided move whose
+//     linked moves are decided. The first round decides every move without links (the usual case
+//     in a large system) and the moves linked only to moves of earlier chunks; rounds repeat until
+//     the lowest undecided move is one that may need evaluating again.
+//  2. Such a move (an earlier move of the batch moves its atom, or its energy change is NaN) is
+//     decided alone once every move before it is decided. A NaN (its atom moved) has it evaluated
+//     again from the current configuration, after the accepted moves before it are written; if it
+//     is then accepted, its corrections to the later moves come from its actual positions, and the
+//     later moves decided so far are decided again.
+//  3. The accepted moves are written to the cell list in chain order: between two moves that
+//     change cells (which move another atom's slot: lane 0 alone) the lanes write the others at
+//     once. A move into a full cell stops the chain before it (the host makes room and resumes).
+// Every decision is the one of the strictly sequential chain: a move is decided with the energy
+// change it has after every earlier move, whatever the order in which the moves are decided.
+template <class DeviceType>
+struct ChainCommitFunctor {
+  using ExecSpace = typename DeviceType::execution_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  template <class T>
+  using Scratch = ScratchView<ExecSpace, T>;
+  CellData<DeviceType> c;
+  Kokkos::View<int *, DeviceType> mobile;
+  BatchData<DeviceType> b;
+  CounterRNG rng{0, 0};
+  double beta, dmax;
+  uint64_t first, nmobile;
+  int count;
+
+  // per move: not decided yet, rejected, accepted as evaluated, accepted after evaluating it again
+  // (positions as then)
+  enum : int { UNDECIDED = -1, REJECTED = 0, ACCEPTED = 1, ACCEPTED_AGAIN = 2 };
+
+  static size_t scratch_bytes(int batch)
+  {
+    return Scratch<int>::shmem_size(4 * batch) + Scratch<int>::shmem_size(3 * batch) +
+        2 * Scratch<int>::shmem_size(batch) + Scratch<unsigned>::shmem_size(CHAIN_WORDS * batch) +
+        Scratch<unsigned>::shmem_size(2 * CHAIN_WORDS) + Scratch<double>::shmem_size(6 * batch) +
+        5 * Scratch<double>::shmem_size(batch);
+  }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
+  {
+    if (c.counter(DC_STOPPED)) return;
+    const Grid &g = c.g;
+    const int lane = team.team_rank(), group = team.team_size();    // (group divides 32)
+    const auto &mem = team.team_scratch(0);
+    // the batch as evaluated (a move evaluated again: as then); the slot (index 2) follows the
+    // atom when a move between cells makes it fill the slot that move's atom left
+    Scratch<int> index(mem, 4 * count), sh(mem, 3 * count);
+    Scratch<int> alone(mem, count), accepted(mem, count);    // alone: decided by itself (step 2)
+    Scratch<unsigned> links(mem, CHAIN_WORDS * count);
+    // sets of moves (as links): words 0.. decided, words CHAIN_WORDS.. accepted as evaluated
+    Scratch<unsigned> sets(mem, 2 * CHAIN_WORDS);
+    Scratch<double> pos(mem, 6 * count);
+    // evaluated energy change (a move evaluated again: as then), decided energy change, extra
+    // corrections (from moves evaluated again), uniform number of the test and its log
+    Scratch<double> du(mem, count), decided(mem, count), extra(mem, count), u(mem, count), log_u(mem, count);
+    double lo[3], len[3];
+    c.box(DS_LO, DS_LEN, lo, len);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int k) {
+      for (int d = 0; d < 4; d++) index(4 * k + d) = b.index(k, d);
+      for (int d = 0; d < 6; d++) pos(6 * k + d) = b.positions(k, d);
+      for (int d = 0; d < 3; d++) sh(3 * k + d) = b.shift(k, d);
+      unsigned same = 0;
+      for (int w = 0; w < CHAIN_WORDS; w++) {
+        links(CHAIN_WORDS * k + w) = b.links(k, w);
+        same |= b.links(k, CHAIN_WORDS + w);
+      }
+      alone(k) = same != 0;
+      du(k) = b.du_u(k, 0);
+      extra(k) = 0.0;
+      u(k) = b.du_u(k, 1);
+      log_u(k) = b.du_u(k, 2);
+      accepted(k) = UNDECIDED;
+    });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * CHAIN_WORDS), [&](const int w) { sets(w) = 0u; });
+    team.team_barrier();
+    unsigned *const done = &sets(0), *const as_evaluated = &sets(CHAIN_WORDS);
+
+    // the first of moves from..to-1 for which pred holds (to if none), on every lane
+    auto first_where = [&](int from, int to, auto pred) {
+      for (int base = from; base < to; base += group) {
+        const int k = base + lane;
+        const unsigned hits = group_ballot(k < to && pred(k), group);
+        if (hits) return base + lowest_bit(hits);
+      }
+      return to;
+    };
+    auto undecided = [&](int k) { return accepted(k) == UNDECIDED; };
+    // marks move k decided (and accepted as evaluated if it was), on one lane
+    auto mark = [&](int k, int state) {
+      done[k / 32] |= 1u << (k % 32);
+      if (state == ACCEPTED) as_evaluated[k / 32] |= 1u << (k % 32);
+    };
+    // move m's energy change after the earlier moves, into dU; false if a move linked to it is
+    // undecided. The corrections are summed in chain order, loaded four at a time.
+    auto energy_change = [&](int m, double &dU) {
+      for (int w = 0; w < CHAIN_WORDS; w++)
+        if (links(CHAIN_WORDS * m + w) & ~done[w]) return false;
+      double sum = 0.0;
+      for (int w = 0; w < CHAIN_WORDS; w++)
+        for (unsigned bits = links(CHAIN_WORDS * m + w) & as_evaluated[w]; bits;) {
+          double x[4];
+          int n = 0;
+          for (; n < 4 && bits; n++, bits &= bits - 1u) x[n] = b.correction(32 * w + lowest_bit(bits), m);
+          for (int j = 0; j < n; j++) sum += x[j];
+        }
+      dU = du(m) + extra(m) + sum;
+      return true;
+    };
+    // energy change and count of the accepted moves before `end`, on every lane
+    auto totals = [&](int end, double &energy, double &naccepted) {
+      energy = naccepted = 0.0;
+      for (int a = lane; a < end; a += group)
+        if (accepted(a) > REJECTED) {
+          energy += decided(a);
+          naccepted += 1.0;
+        }
+      energy = group_sum(energy, group);
+      naccepted = group_sum(naccepted, group);
+    };
+    // whether move a changes cells: its new cell against the cell of its slot
+    auto changes_cell = [&](int a) { return index(4 * a + 3) != index(4 * a + 2) / g.cap; };
+    // move a's atom at its new position in the cell list's slot `slot`, its images updated
+    auto place = [&](int a, int slot) {
+      c.sx(slot) = pos(6 * a + 3);
+      c.sy(slot) = pos(6 * a + 4);
+      c.sz(slot) = pos(6 * a + 5);
+      for (int d = 0; d < 3; d++)
+        if (sh(3 * a + d)) c.image(index(4 * a), d) += sh(3 * a + d);
+    };
+    // writes the accepted moves from..to-1 (all decided) to the cell list in chain order; false if
+    // the chain stopped before one of them (its counters then hold the moves before it)
+    auto write_moves = [&](int from, int to) {
+      for (int next = from;;) {
+        // the first accepted move at or after next that changes cells (to if none)
+        const int cross = first_where(next, to, [&](int a) { return accepted(a) > REJECTED && changes_cell(a); });
+        // the moves within their cells before it, at their slots
+        for (int a = next + lane; a < cross; a += group)
+          if (accepted(a) > REJECTED) place(a, index(4 * a + 2));
+        group_sync(group);
+        if (cross == to) return true;
+        const int i = index(4 * cross), slot_from = index(4 * cross + 2), cell_from = slot_from / g.cap;
+        const int cell_new = index(4 * cross + 3), count_new = c.count(cell_new);
+        if (count_new >= g.cap) {    // a full destination cell: stop before this move
+          double energy, naccepted;
+          totals(cross, energy, naccepted);
+          if (lane == 0) {
+            c.counter(DC_STOPPED) = 1;
+            c.counter(DC_STOP_MOVE) = (long) (first + cross);
+            c.counter(DC_STOP_KIND) = 0;
+            c.scalar(DS_ENERGY) += energy;
+            c.counter(DC_TRANS_ACCEPTED) += (long) naccepted;
+          }
+          return false;
+        }
+        int filler = -1;    // the atom that fills the slot atom i leaves
+        if (lane == 0) {
+          // leave the old cell (its last atom fills the hole), join the new one
+          const int last = cell_from * g.cap + c.count(cell_from) - 1;
+          if (slot_from != last) {
+            filler = c.sid(last);
+            c.sx(slot_from) = c.sx(last);
+            c.sy(slot_from) = c.sy(last);
+            c.sz(slot_from) = c.sz(last);
+            c.sid(slot_from) = filler;
+            c.stype(slot_from) = c.stype(last);
+            c.slot_of(filler) = slot_from - cell_from * g.cap;
+          }
+          c.count(cell_from) = last - cell_from * g.cap;
+          c.count(cell_new) = count_new + 1;
+          c.cell_of(i) = cell_new;
+          c.slot_of(i) = count_new;
+          const int slot = cell_new * g.cap + count_new;
+          c.sid(slot) = i;
+          c.stype(slot) = index(4 * cross + 1);
+          place(cross, slot);
+        }
+        filler = group_broadcast(filler, 0, group);
+        for (int m = cross + 1 + lane; m < count; m += group)
+          if (index(4 * m) == filler) index(4 * m + 2) = slot_from;
+        group_sync(group);
+        next = cross + 1;
+      }
+    };
+
+    int written = 0;    // the accepted moves before this one are in the cell list
+    for (int open = first_where(0, count, undecided); open < count; open = first_where(open, count, undecided)) {
+      if (!alone(open)) {
+        // a round over the undecided moves up to the next one to be decided alone, in chunks
+        // of a lane per move (whole words of the sets)
+        const int end = first_where(open + 1, count, [&](int k) { return alone(k) != 0; });
+        for (int base = open - open % group; base < end; base += group) {
+          const int m = base + lane;
+          int state = UNDECIDED;
+          double dU = 0.0;
+          if (m >= open && m < end && accepted(m) == UNDECIDED && energy_change(m, dU)) {
+            if (dU != dU)
+              alone(m) = 1;    // (atoms put on top of each other: evaluated again in turn)
+            else
+              state = metropolis_accept_log(-beta * dU, u(m), log_u(m)) ? ACCEPTED : REJECTED;
+          }
+          const unsigned now_done = group_ballot(state != UNDECIDED, group) << (base % 32);
+          const unsigned now_as_evaluated = group_ballot(state == ACCEPTED, group) << (base % 32);
+          group_sync(group);    // (every lane has read the sets)
+          if (state != UNDECIDED) {
+            accepted(m) = state;
+            decided(m) = dU;
+          }
+          if (lane == 0) {
+            done[base / 32] |= now_done;
+            as_evaluated[base / 32] |= now_as_evaluated;
+          }
+          group_sync(group);
+        }
+        continue;
+      }
+      // decided alone: every move before it is decided
+      const int k = open;
+      double dU;
+      energy_change(k, dU);
+      const bool again = dU != dU;    // (NaN: its atom moved, or atoms were put on top of each other)
+      ChainTrial tr;
+      if (again) {
+        if (!write_moves(written, k)) return;    // the evaluation reads the cell list
+        written = k;
+        tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
+        dU = team_energy_change(team, c, lo, len, tr);
+      }
+      const bool accept = metropolis_accept_log(-beta * dU, u(k), log_u(k));
+      const int state = accept ? (again ? ACCEPTED_AGAIN : ACCEPTED) : REJECTED;
+      group_sync(group);    // (every lane has read this move's entries)
+      if (lane == 0) {
+        accepted(k) = state;
+        decided(k) = dU;
+        mark(k, state);
+      }
+      if (state == ACCEPTED_AGAIN) {
+        if (lane == 0) {
+          int cc[3];
+          cell_coords(g, lo, len, tr.p_new, cc);
+          index(4 * k + 2) = tr.slot;
+          index(4 * k + 3) = cell_index(g, cc);
+          for (int d = 0; d < 3; d++) {
+            pos(6 * k + d) = tr.p_old[d];
+            pos(6 * k + 3 + d) = tr.p_new[d];
+            sh(3 * k + d) = tr.shift[d];
+          }
+          // the later moves are decided again
+          for (int w = 0; w < CHAIN_WORDS; w++) {
+            const int keep = k + 1 - 32 * w;    // bits of moves up to k
+            const unsigned upto = keep >= 32 ? ~0u : (keep <= 0 ? 0u : (1u << keep) - 1u);
+            done[w] &= upto;
+            as_evaluated[w] &= upto;
+          }
+        }
+        // its corrections to the later moves, from its actual positions (NaN for its own atom,
+        // whose later moves are decided alone anyway)
+        const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
+        for (int m = k + 1 + lane; m < count; m += group) {
+          extra(m) += index(4 * m) == tr.atom
+              ? Kokkos::Experimental::quiet_NaN<double>::value
+              : move_correction(row[index(4 * m + 1)], tr.p_old, tr.p_new, &pos(6 * m), &pos(6 * m + 3),
+                                NearestImageRsq{len});
+          accepted(m) = UNDECIDED;
+        }
+      }
+      group_sync(group);
+    }
+    if (!write_moves(written, count)) return;
+    double energy, naccepted;
+    totals(count, energy, naccepted);
+    if (lane == 0) {
+      c.scalar(DS_ENERGY) += energy;
+      c.counter(DC_TRANS_ACCEPTED) += (long) naccepted;
+    }
+  }
+};
+
+}    // namespace kk
+}    // namespace gpumc

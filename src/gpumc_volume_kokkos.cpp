@@ -1,0 +1,38 @@
+// Kokkos engine: volume moves.
+
+#include "gpumc_system_kokkos.h"
+#include "gpumc_volume_kokkos.h"
+
+#include "kokkos_type.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace gpumc {
+
+template <class DeviceType>
+void DeviceSystem<DeviceType>::volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move)
+{
+  using F = kk::VolumeFunctor<DeviceType>;
+  ensure_energy_copy();    // commit reads the trial's positions from the energy's copy
+  F f{c_, rng, move, scheme, step, 2.0 * cut_max_, beta, pressure_energy, (double) natoms_,
+      tail_.empty() ? 0.0 : tail_sum()};
+  Kokkos::parallel_for("gpumc:volume_propose", light(Kokkos::RangePolicy<ExecSpace, typename F::TagPropose>(0, 1)), f);
+  trial_pair_energy();    // of the scaled configuration
+  Kokkos::parallel_for("gpumc:volume_accept", light(Kokkos::RangePolicy<ExecSpace, typename F::TagAccept>(0, 1)), f);
+  Kokkos::parallel_for("gpumc:volume_commit",
+                       light(Kokkos::RangePolicy<ExecSpace, typename F::TagCommit>(0, (int) c_.sx.extent(0))), f);
+}
+
+// compiled once, for the device types of LAMMPS's KOKKOS package
+#define GPUMC_INSTANTIATE(D) \
+  template void DeviceSystem<D>::volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move); \
+
+GPUMC_INSTANTIATE(LMPDeviceType)
+#ifdef LMP_KOKKOS_GPU
+GPUMC_INSTANTIATE(LMPHostType)
+#endif
+#undef GPUMC_INSTANTIATE
+
+}    // namespace gpumc
