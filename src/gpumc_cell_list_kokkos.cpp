@@ -3,7 +3,7 @@
 #include "gpumc_system_kokkos.h"
 #include "gpumc_cell_list_kokkos.h"
 
-#include "kokkos_type.h"
+#include "gpumc_device_types_kokkos.h"
 
 #include <algorithm>
 #include <cmath>
@@ -105,12 +105,9 @@ void DeviceSystem<DeviceType>::fill_cells(View<double *[3]> x, int min_cap)
   template void DeviceSystem<D>::ensure_cells(); \
   template void DeviceSystem<D>::choose_grid(const double len[3], Grid &g) const; \
   template void DeviceSystem<D>::rebuild_cells(bool for_volume_trial); \
-  template void DeviceSystem<D>::fill_cells(View<double *[3]> x, int min_cap); \
+  template void DeviceSystem<D>::fill_cells(View<double *[3]> x, int min_cap);
 
-GPUMC_INSTANTIATE(LMPDeviceType)
-#ifdef LMP_KOKKOS_GPU
-GPUMC_INSTANTIATE(LMPHostType)
-#endif
+GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
 #undef GPUMC_INSTANTIATE
 
 }    // namespace gpumc

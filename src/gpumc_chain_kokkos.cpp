@@ -3,7 +3,7 @@
 #include "gpumc_system_kokkos.h"
 #include "gpumc_chain_kokkos.h"
 
-#include "kokkos_type.h"
+#include "gpumc_device_types_kokkos.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,9 +16,9 @@ namespace gpumc {
 // device; the host reads the counters once at the end to learn whether the chain stopped before
 // a move it could not carry out (see the header), and if so rebuilds and resumes at that move.
 template <class DeviceType>
-void DeviceSystem<DeviceType>::sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &trans_rng, uint64_t first_move,
-           uint64_t nmoves, int nvol, int scheme, double vstep, double pressure_energy, const CounterRNG &vol_rng,
-           uint64_t first_vol)
+void DeviceSystem<DeviceType>::sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &trans_rng,
+                                     uint64_t first_move, uint64_t nmoves, int nvol, int scheme, double vstep,
+                                     double pressure_energy, const CounterRNG &vol_rng, uint64_t first_vol)
 {
   settle();
   ensure_cells();
@@ -26,7 +26,8 @@ void DeviceSystem<DeviceType>::sweep(View<int *> mobile, double beta, double dma
   int v_done = 0;
   long last_stop = -1, repeats = 0;
   for (;;) {
-    if (t_done < nmoves && mobile.extent(0) > 0) chain(mobile, beta, dmax, trans_rng, first_move + t_done, nmoves - t_done);
+    if (t_done < nmoves && mobile.extent(0) > 0)
+      chain(mobile, beta, dmax, trans_rng, first_move + t_done, nmoves - t_done);
     for (int v = v_done; v < nvol; v++) volume_trial(scheme, vstep, beta, pressure_energy, vol_rng, first_vol + v);
     if (nvol > 0) box_synced_ = false;
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.counter);
@@ -52,7 +53,8 @@ void DeviceSystem<DeviceType>::sweep(View<int *> mobile, double beta, double dma
 // decided in order (kk::ChainCommitFunctor). The chain is the same for every batch size
 // (EngineOptions::chain_batch; 1 is the strictly serial evaluation).
 template <class DeviceType>
-void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t first, uint64_t nmoves)
+void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dmax, const CounterRNG &rng,
+                                     uint64_t first, uint64_t nmoves)
 {
   padding_stale_ = true;    // moves between cells
   const int batch = chain_batch();
@@ -63,11 +65,12 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
     const int count = (int) std::min<uint64_t>(batch, nmoves - done);
     kk::ChainEvaluateFunctor<DeviceType> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
     Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
-    Kokkos::parallel_for("gpumc:chain_corrections",
-                         light(TeamPolicy(count, on_host() ? 1 : 64))
-                             .set_scratch_size(0, Kokkos::PerTeam(kk::ChainCorrectionFunctor<DeviceType>::scratch_bytes(batch))),
-                         kk::ChainCorrectionFunctor<DeviceType>{chain_, c_.scalar, c_.coeff, c_.nt1,
-                                                                cut_max_ * cut_max_ * (1.0 + 1e-12)});
+    Kokkos::parallel_for(
+        "gpumc:chain_corrections",
+        light(TeamPolicy(count, on_host() ? 1 : 64))
+            .set_scratch_size(0, Kokkos::PerTeam(kk::ChainCorrectionFunctor<DeviceType>::scratch_bytes(batch))),
+        kk::ChainCorrectionFunctor<DeviceType>{chain_, c_.scalar, c_.coeff, c_.nt1,
+                                               cut_max_ * cut_max_ * (1.0 + 1e-12)});
     kk::ChainCommitFunctor<DeviceType> commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
     Kokkos::parallel_for("gpumc:chain_commit",
                          light(TeamPolicy(1, commit_team())).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
@@ -104,17 +107,17 @@ int DeviceSystem<DeviceType>::chain_team_max()
 }
 
 // compiled once, for the device types of LAMMPS's KOKKOS package
-#define GPUMC_INSTANTIATE(D) \
-  template int DeviceSystem<D>::chain_team_max(); \
-  template void DeviceSystem<D>::sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &trans_rng, uint64_t first_move, uint64_t nmoves, int nvol, int scheme, double vstep, double pressure_energy, const CounterRNG &vol_rng, uint64_t first_vol); \
-  template void DeviceSystem<D>::chain(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t first, uint64_t nmoves); \
-  template int DeviceSystem<D>::team_size() const; \
-  template int DeviceSystem<D>::chain_batch() const; \
+#define GPUMC_INSTANTIATE(D)                                                                                      \
+  template int DeviceSystem<D>::chain_team_max();                                                                 \
+  template void DeviceSystem<D>::sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &trans_rng, \
+                                       uint64_t first_move, uint64_t nmoves, int nvol, int scheme, double vstep,  \
+                                       double pressure_energy, const CounterRNG &vol_rng, uint64_t first_vol);    \
+  template void DeviceSystem<D>::chain(View<int *> mobile, double beta, double dmax, const CounterRNG &rng,       \
+                                       uint64_t first, uint64_t nmoves);                                          \
+  template int DeviceSystem<D>::team_size() const;                                                                \
+  template int DeviceSystem<D>::chain_batch() const;
 
-GPUMC_INSTANTIATE(LMPDeviceType)
-#ifdef LMP_KOKKOS_GPU
-GPUMC_INSTANTIATE(LMPHostType)
-#endif
+GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
 #undef GPUMC_INSTANTIATE
 
 }    // namespace gpumc

@@ -33,9 +33,10 @@ struct ChainTrial {
 
 // Trial `move` of the chain drawn against the positions held in the cell list.
 template <class DeviceType>
-KOKKOS_INLINE_FUNCTION ChainTrial chain_trial(const CellData<DeviceType> &c, const Kokkos::View<int *, DeviceType> &mobile,
-                                              const CounterRNG &rng, uint64_t move, uint64_t nmobile, double dmax,
-                                              const double lo[3], const double len[3])
+KOKKOS_INLINE_FUNCTION ChainTrial chain_trial(const CellData<DeviceType> &c,
+                                              const Kokkos::View<int *, DeviceType> &mobile, const CounterRNG &rng,
+                                              uint64_t move, uint64_t nmobile, double dmax, const double lo[3],
+                                              const double len[3])
 {
   const Translation t = propose_translation(rng, move, nmobile, dmax);
   ChainTrial tr;
@@ -132,7 +133,10 @@ KOKKOS_INLINE_FUNCTION double nearest_rsq(const double p[3], const double q[3], 
 // box of sides len (the checkerboard's distances within one cell's frame are FrameRsq).
 struct NearestImageRsq {
   const double *len;
-  KOKKOS_INLINE_FUNCTION double operator()(const double p[3], const double q[3]) const { return nearest_rsq(p, q, len); }
+  KOKKOS_INLINE_FUNCTION double operator()(const double p[3], const double q[3]) const
+  {
+    return nearest_rsq(p, q, len);
+  }
 };
 
 // Evaluation of moves first..first+count-1, a team per move.

@@ -3,7 +3,7 @@
 #include "gpumc_system_kokkos.h"
 #include "gpumc_checkerboard_kokkos.h"
 
-#include "kokkos_type.h"
+#include "gpumc_device_types_kokkos.h"
 
 #include <algorithm>
 #include <cmath>
@@ -20,7 +20,8 @@ namespace gpumc {
 // next call that reads the engine's state (or settle()) runs them again from that one, sized
 // by its measured sizes, so the chain is the same as if every sweep had been measured.
 template <class DeviceType>
-void DeviceSystem<DeviceType>::checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t sweep)
+void DeviceSystem<DeviceType>::checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng,
+                                                  uint64_t sweep)
 {
   const bool continues = pending_.count > 0 && pending_.mobile.data() == mobile.data() &&
       pending_.mobile.extent(0) == mobile.extent(0) && pending_.beta == beta && pending_.dmax == dmax &&
@@ -55,8 +56,8 @@ void DeviceSystem<DeviceType>::settle()
 // Sweep `sweep`, sized by the room that the host knows (measure: sized by its own sizes, read
 // back first, with the room grown to fit them).
 template <class DeviceType>
-void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t sweep,
-                               bool measure)
+void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, double beta, double dmax,
+                                                         const CounterRNG &rng, uint64_t sweep, bool measure)
 {
   using B = kk::CheckerBuildFunctor<DeviceType>;
   double lo[3], len[3];
@@ -144,8 +145,8 @@ void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, dou
 
 template <class DeviceType>
 template <class Real>
-void DeviceSystem<DeviceType>::checker_colours(const CheckerGrid &g, const int order[8], int fullest, int window, double beta, double dmax,
-                     const CounterRNG &rng, uint64_t sweep)
+void DeviceSystem<DeviceType>::checker_colours(const CheckerGrid &g, const int order[8], int fullest, int window,
+                                               double beta, double dmax, const CounterRNG &rng, uint64_t sweep)
 {
   using F = kk::CheckerTrialFunctor<DeviceType, Real>;
   const int nactive = checker_active_count(g);
@@ -160,7 +161,8 @@ void DeviceSystem<DeviceType>::checker_colours(const CheckerGrid &g, const int o
   kk::reuse_or_allocate(cb_.trial_u, "gpumc:checker_trial_u", (size_t) nactive * cb_.cap);
   kk::reuse_or_allocate(cb_.trial_log_u, "gpumc:checker_trial_log_u", (size_t) nactive * cb_.cap);
   kk::reuse_or_allocate(cb_.trial_disp, "gpumc:checker_trial_disp", (size_t) 3 * nactive * cb_.cap);
-  kk::reuse_or_allocate(cb_.trial_corr, "gpumc:checker_trial_corr", std::max<size_t>((size_t) nactive * cb_.corr_cap, 1));
+  kk::reuse_or_allocate(cb_.trial_corr, "gpumc:checker_trial_corr",
+                        std::max<size_t>((size_t) nactive * cb_.corr_cap, 1));
 
   int team = checker_team_size();
   const int list_rounds = F::list_rounds_for(window_cap, team, warp_group(team), options_.checker_list_rounds);
@@ -267,20 +269,19 @@ void DeviceSystem<DeviceType>::scratch_levels(size_t hot, size_t cold, int team,
 }
 
 // compiled once, for the device types of LAMMPS's KOKKOS package
-#define GPUMC_INSTANTIATE(D) \
-  template int DeviceSystem<D>::checker_team_max<float>(); \
-  template int DeviceSystem<D>::checker_team_max<double>(); \
-  template void DeviceSystem<D>::checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t sweep); \
-  template void DeviceSystem<D>::settle(); \
-  template void DeviceSystem<D>::launch_checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t sweep, bool measure); \
-  template int DeviceSystem<D>::checker_team_size() const; \
-  template int DeviceSystem<D>::checker_trials_per_group(int cell_cap) const; \
-  template void DeviceSystem<D>::scratch_levels(size_t hot, size_t cold, int team, int &hot_level, int &cold_level); \
+#define GPUMC_INSTANTIATE(D)                                                                                     \
+  template int DeviceSystem<D>::checker_team_max<float>();                                                       \
+  template int DeviceSystem<D>::checker_team_max<double>();                                                      \
+  template void DeviceSystem<D>::checkerboard_sweep(View<int *> mobile, double beta, double dmax,                \
+                                                    const CounterRNG &rng, uint64_t sweep);                      \
+  template void DeviceSystem<D>::settle();                                                                       \
+  template void DeviceSystem<D>::launch_checkerboard_sweep(View<int *> mobile, double beta, double dmax,         \
+                                                           const CounterRNG &rng, uint64_t sweep, bool measure); \
+  template int DeviceSystem<D>::checker_team_size() const;                                                       \
+  template int DeviceSystem<D>::checker_trials_per_group(int cell_cap) const;                                    \
+  template void DeviceSystem<D>::scratch_levels(size_t hot, size_t cold, int team, int &hot_level, int &cold_level);
 
-GPUMC_INSTANTIATE(LMPDeviceType)
-#ifdef LMP_KOKKOS_GPU
-GPUMC_INSTANTIATE(LMPHostType)
-#endif
+GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
 #undef GPUMC_INSTANTIATE
 
 }    // namespace gpumc

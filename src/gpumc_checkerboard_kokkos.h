@@ -335,7 +335,10 @@ struct CheckerDecideFunctor {
   // margin than the cells' capacity, so that more teams share a multiprocessor)
   int fullest = 0;
 
-  static size_t hot_bytes(int cell_cap) { return 3 * ScratchD::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap); }
+  static size_t hot_bytes(int cell_cap)
+  {
+    return 3 * ScratchD::shmem_size(cell_cap) + 3 * ScratchI::shmem_size(cell_cap);
+  }
   static size_t cold_bytes(int cell_cap) { return ScratchD::shmem_size(pair_entries(cell_cap)); }
   KOKKOS_INLINE_FUNCTION static int pair_entries(int n) { return n * (n - 1) / 2; }
 

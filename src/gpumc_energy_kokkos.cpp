@@ -3,7 +3,7 @@
 #include "gpumc_system_kokkos.h"
 #include "gpumc_energy_kokkos.h"
 
-#include "kokkos_type.h"
+#include "gpumc_device_types_kokkos.h"
 
 #include <algorithm>
 #include <cmath>
@@ -130,12 +130,9 @@ void DeviceSystem<DeviceType>::trial_pair_energy()
   template double DeviceSystem<D>::canonical_total_energy(); \
   template void DeviceSystem<D>::set_running_energy(double e); \
   template double DeviceSystem<D>::running_energy(); \
-  template void DeviceSystem<D>::ensure_energy_copy(); \
+  template void DeviceSystem<D>::ensure_energy_copy();
 
-GPUMC_INSTANTIATE(LMPDeviceType)
-#ifdef LMP_KOKKOS_GPU
-GPUMC_INSTANTIATE(LMPHostType)
-#endif
+GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
 #undef GPUMC_INSTANTIATE
 
 }    // namespace gpumc

@@ -3,7 +3,7 @@
 #include "gpumc_system_kokkos.h"
 #include "gpumc_cell_list_kokkos.h"
 
-#include "kokkos_type.h"
+#include "gpumc_device_types_kokkos.h"
 
 #include <algorithm>
 #include <cstring>
@@ -12,8 +12,10 @@
 namespace gpumc {
 
 template <class DeviceType>
-DeviceSystem<DeviceType>::DeviceSystem(const PairTable &table, int team_size, bool mixed, const EngineOptions &options) :
-    team_size_(team_size), mixed_(mixed), options_(options)
+DeviceSystem<DeviceType>::DeviceSystem(const PairTable &table, int team_size, bool mixed,
+                                       const EngineOptions &options) :
+    team_size_(team_size),
+    mixed_(mixed), options_(options)
 {
   ntypes_ = table.ntypes;
   cut_max_ = table.cut_max;
@@ -40,7 +42,8 @@ DeviceSystem<DeviceType>::DeviceSystem(const PairTable &table, int team_size, bo
 }
 
 template <class DeviceType>
-void DeviceSystem<DeviceType>::set_configuration(View<double *[3]> x, View<int *> type, const double lo[3], const double len[3])
+void DeviceSystem<DeviceType>::set_configuration(View<double *[3]> x, View<int *> type, const double lo[3],
+                                                 const double len[3])
 {
   settle();
   natoms_ = (int) type.extent(0);
@@ -126,19 +129,18 @@ uint64_t DeviceSystem<DeviceType>::fingerprint()
 }
 
 // compiled once, for the device types of LAMMPS's KOKKOS package
-#define GPUMC_INSTANTIATE(D) \
-  template DeviceSystem<D>::DeviceSystem(const PairTable &table, int team_size, bool mixed, const EngineOptions &options); \
-  template void DeviceSystem<D>::set_configuration(View<double *[3]> x, View<int *> type, const double lo[3], const double len[3]); \
-  template void DeviceSystem<D>::fetch_box(double lo[3], double len[3]); \
-  template int DeviceSystem<D>::max_team_size(bool checkerboard, bool mixed); \
-  template long DeviceSystem<D>::counter(int which); \
-  template void DeviceSystem<D>::reset_counters(); \
-  template uint64_t DeviceSystem<D>::fingerprint(); \
+#define GPUMC_INSTANTIATE(D)                                                                                  \
+  template DeviceSystem<D>::DeviceSystem(const PairTable &table, int team_size, bool mixed,                   \
+                                         const EngineOptions &options);                                       \
+  template void DeviceSystem<D>::set_configuration(View<double *[3]> x, View<int *> type, const double lo[3], \
+                                                   const double len[3]);                                      \
+  template void DeviceSystem<D>::fetch_box(double lo[3], double len[3]);                                      \
+  template int DeviceSystem<D>::max_team_size(bool checkerboard, bool mixed);                                 \
+  template long DeviceSystem<D>::counter(int which);                                                          \
+  template void DeviceSystem<D>::reset_counters();                                                            \
+  template uint64_t DeviceSystem<D>::fingerprint();
 
-GPUMC_INSTANTIATE(LMPDeviceType)
-#ifdef LMP_KOKKOS_GPU
-GPUMC_INSTANTIATE(LMPHostType)
-#endif
+GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
 #undef GPUMC_INSTANTIATE
 
 }    // namespace gpumc

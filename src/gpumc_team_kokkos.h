@@ -196,7 +196,10 @@ struct StagedAtoms<float> {
   KOKKOS_INLINE_FUNCTION static size_t bytes(int n) { return ScratchCarver::bytes<Atom>(n); }
   KOKKOS_INLINE_FUNCTION void carve(ScratchCarver &c, int n) { atom = c.take<Atom>(n); }
   KOKKOS_INLINE_FUNCTION void to_shared() { atom = as_shared(atom); }
-  KOKKOS_INLINE_FUNCTION void set(int j, float px, float py, float pz, int type) const { atom[j] = Atom{px, py, pz, type}; }
+  KOKKOS_INLINE_FUNCTION void set(int j, float px, float py, float pz, int type) const
+  {
+    atom[j] = Atom{px, py, pz, type};
+  }
   KOKKOS_INLINE_FUNCTION void position(int j, float p[3]) const
   {
     int type;    // (the record is one load either way)

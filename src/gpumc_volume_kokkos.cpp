@@ -3,7 +3,7 @@
 #include "gpumc_system_kokkos.h"
 #include "gpumc_volume_kokkos.h"
 
-#include "kokkos_type.h"
+#include "gpumc_device_types_kokkos.h"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,8 @@
 namespace gpumc {
 
 template <class DeviceType>
-void DeviceSystem<DeviceType>::volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move)
+void DeviceSystem<DeviceType>::volume_trial(int scheme, double step, double beta, double pressure_energy,
+                                            const CounterRNG &rng, uint64_t move)
 {
   using F = kk::VolumeFunctor<DeviceType>;
   ensure_energy_copy();    // commit reads the trial's positions from the energy's copy
@@ -26,13 +27,11 @@ void DeviceSystem<DeviceType>::volume_trial(int scheme, double step, double beta
 }
 
 // compiled once, for the device types of LAMMPS's KOKKOS package
-#define GPUMC_INSTANTIATE(D) \
-  template void DeviceSystem<D>::volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move); \
+#define GPUMC_INSTANTIATE(D)                                                                                \
+  template void DeviceSystem<D>::volume_trial(int scheme, double step, double beta, double pressure_energy, \
+                                              const CounterRNG &rng, uint64_t move);
 
-GPUMC_INSTANTIATE(LMPDeviceType)
-#ifdef LMP_KOKKOS_GPU
-GPUMC_INSTANTIATE(LMPHostType)
-#endif
+GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
 #undef GPUMC_INSTANTIATE
 
 }    // namespace gpumc

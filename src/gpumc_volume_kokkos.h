@@ -53,7 +53,8 @@ struct VolumeFunctor {
     const double v_old = c.scalar(DS_LEN) * c.scalar(DS_LEN + 1) * c.scalar(DS_LEN + 2);
     const double v_new = c.scalar(DS_TRIAL_LEN) * c.scalar(DS_TRIAL_LEN + 1) * c.scalar(DS_TRIAL_LEN + 2);
     const double e_new = c.scalar(DS_TRIAL_ENERGY) + tail / v_new;
-    const double lr = volume_log_ratio(beta, e_new - c.scalar(DS_ENERGY), pressure_energy, v_old, v_new, natoms, scheme);
+    const double lr =
+        volume_log_ratio(beta, e_new - c.scalar(DS_ENERGY), pressure_energy, v_old, v_new, natoms, scheme);
     if (metropolis_accept(lr, c.scalar(DS_TRIAL_U))) {
       c.counter(DC_TRIAL_ACCEPTED) = 1;
       c.counter(DC_VOL_ACCEPTED) += 1;

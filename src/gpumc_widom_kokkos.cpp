@@ -3,7 +3,7 @@
 #include "gpumc_system_kokkos.h"
 #include "gpumc_widom_kokkos.h"
 
-#include "kokkos_type.h"
+#include "gpumc_device_types_kokkos.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,8 @@ namespace gpumc {
 // insertion box stages the atoms within reach of it in scratch memory and evaluates all its
 // insertions there; with EngineOptions::widom_walk_cells every insertion walks the cell list.
 template <class DeviceType>
-double DeviceSystem<DeviceType>::widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert, uint64_t &done)
+double DeviceSystem<DeviceType>::widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert,
+                                       uint64_t &done)
 {
   settle();
   ensure_cells();
@@ -126,14 +127,12 @@ int DeviceSystem<DeviceType>::widom_split(long ncells, uint64_t ninsert, double 
 }
 
 // compiled once, for the device types of LAMMPS's KOKKOS package
-#define GPUMC_INSTANTIATE(D) \
-  template double DeviceSystem<D>::widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert, uint64_t &done); \
-  template int DeviceSystem<D>::widom_split(long ncells, uint64_t ninsert, double rc) const; \
+#define GPUMC_INSTANTIATE(D)                                                                           \
+  template double DeviceSystem<D>::widom(int type, double beta, const CounterRNG &rng, uint64_t block, \
+                                         uint64_t ninsert, uint64_t &done);                            \
+  template int DeviceSystem<D>::widom_split(long ncells, uint64_t ninsert, double rc) const;
 
-GPUMC_INSTANTIATE(LMPDeviceType)
-#ifdef LMP_KOKKOS_GPU
-GPUMC_INSTANTIATE(LMPHostType)
-#endif
+GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
 #undef GPUMC_INSTANTIATE
 
 }    // namespace gpumc

@@ -191,7 +191,8 @@ struct WidomTiledFunctor {
       int o = offset[w];
       for (int s = 0; s < c.count(wc); s++) {
         const int k = wc * c.g.cap + s;
-        if (within_reach(k, sh, corner, rsq_reach, r)) atoms.set(o++, (Real) r[0], (Real) r[1], (Real) r[2], c.stype(k));
+        if (within_reach(k, sh, corner, rsq_reach, r))
+          atoms.set(o++, (Real) r[0], (Real) r[1], (Real) r[2], c.stype(k));
       }
     });
     tm.team_barrier();
