@@ -22,7 +22,7 @@ static constexpr int NVECTOR = 6;
 
 ComputeWidom::ComputeWidom(LAMMPS *lmp, int narg, char **arg) :
     Compute(lmp, narg, arg), itype(0), ninsert(0), temperature(0.0), kT(0.0), beta(0.0), seed(0), mixed_precision(false),
-    block_factor(0.0), insertions_total(0.0), last_step(-1)
+    block_factor(0.0), insertions_total(0.0), last_step(-1), last_fingerprint(0), insertions_before_last(0.0)
 {
   const std::string who = "compute widom";
   if (narg < 7) utils::missing_cmd_args(FLERR, who, error);
@@ -68,21 +68,35 @@ void ComputeWidom::init()
   beta = 1.0 / kT;
 }
 
+uint64_t ComputeWidom::load_configuration()
+{
+  conf = GPUMC::gather(lmp);
+  return GPUMC::fingerprint(lmp, conf.x, conf.type, *table);
+}
+
 double ComputeWidom::insertion_block(uint64_t block, uint64_t &done)
 {
   done = ninsert;
   gpumc::HostSystem sys(*table);
-  const auto conf = GPUMC::gather(lmp);
   sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));
   const gpumc::CounterRNG rng(seed, gpumc::RNG_WIDOM + 16 * (uint64_t) itype);
   return gpumc::widom_insertions(sys, itype, beta, rng, block, ninsert);
 }
 
-// One block of insertions per timestep, however many times output asks for the values.
+// One block of insertions per timestep, however many times output asks for the values; a
+// configuration changed within the timestep (delete_atoms between two run 0, say) replaces it.
 void ComputeWidom::invoke()
 {
-  if (last_step == update->ntimestep) return;
+  const uint64_t now = load_configuration();
+  if (last_step == update->ntimestep) {
+    if (now == last_fingerprint) return;
+    blocks = blocks_before_last;
+    insertions_total = insertions_before_last;
+  }
   last_step = update->ntimestep;
+  last_fingerprint = now;
+  blocks_before_last = blocks;
+  insertions_before_last = insertions_total;
   uint64_t done = 0;
   block_factor = insertion_block((uint64_t) update->ntimestep, done);
   insertions_total += (double) done;

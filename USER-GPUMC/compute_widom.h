@@ -15,7 +15,7 @@ ComputeStyle(widom,ComputeWidom);
 #include "compute.h"
 
 #include "gpumc_estimators.h"
-#include "gpumc_system_host.h"
+#include "gpumc_lammps.h"
 
 #include <cstdint>
 #include <memory>
@@ -42,11 +42,21 @@ class ComputeWidom : public Compute {
   double block_factor;           // mean Boltzmann factor <w> of the latest invocation
   double insertions_total;       // insertions so far
   bigint last_step;              // timestep of the latest invocation
+  uint64_t last_fingerprint;     // of the configuration the latest invocation saw
+  // the estimators before the latest block, which a changed configuration at the same timestep replaces
+  gpumc::RatioAverage blocks_before_last;
+  double insertions_before_last;
 
   void invoke();
-  // Mean Boltzmann factor of (at least) ninsert insertions in the current configuration, and the
+  // Loads the current configuration and returns its fingerprint (equal: nothing changed).
+  // Backends override this.
+  virtual uint64_t load_configuration();
+  // Mean Boltzmann factor of (at least) ninsert insertions in the loaded configuration, and the
   // number actually made. Backends override this.
   virtual double insertion_block(uint64_t block, uint64_t &done);
+
+ private:
+  GPUMC::Configuration conf;
 };
 
 }    // namespace LAMMPS_NS

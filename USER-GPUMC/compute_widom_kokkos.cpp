@@ -31,13 +31,19 @@ void ComputeWidomKokkos<DeviceType>::init()
 }
 
 template <class DeviceType>
-double ComputeWidomKokkos<DeviceType>::insertion_block(uint64_t block, uint64_t &done)
+uint64_t ComputeWidomKokkos<DeviceType>::load_configuration()
 {
   atomKK->sync(execution_space, datamask_read);
   conf.gather(lmp, 1);
   double lo[3], len[3];
   GPUMC::box_of(lmp, lo, len);
   engine->set_configuration(conf.x, conf.type, lo, len);
+  return GPUMC::fingerprint(lmp, engine->fingerprint(), *table);
+}
+
+template <class DeviceType>
+double ComputeWidomKokkos<DeviceType>::insertion_block(uint64_t block, uint64_t &done)
+{
   const gpumc::CounterRNG rng(seed, gpumc::RNG_WIDOM + 16 * (uint64_t) itype);
   return engine->widom(itype, beta, rng, block, (uint64_t) ninsert, done);
 }

@@ -33,6 +33,7 @@ class ComputeWidomKokkos : public ComputeWidom {
   gpumc::EngineOptions engine_options;    // for tests: taken by the engine at init()
 
  protected:
+  uint64_t load_configuration() override;
   double insertion_block(uint64_t block, uint64_t &done) override;
 
  private:

@@ -16,6 +16,8 @@
 #include "error.h"
 #include "force.h"
 #include "group.h"
+#include "modify.h"
+#include "neighbor.h"
 #include "update.h"
 #include "utils.h"
 
@@ -56,6 +58,8 @@ FixGpumcNVT::FixGpumcNVT(LAMMPS *lmp, int narg, char **arg, bool with_volume_mov
   std::copy(EXTENSIVE, EXTENSIVE + NVECTOR, extlist);
   global_freq = 1;
   restart_global = 1;
+  // the fix moves atoms: no "atoms won't move" warning from the integrator (see init())
+  time_integrate = 1;
   force_reneighbor = 1;
   next_reneighbor = -1;
   if (npt) {
@@ -79,9 +83,9 @@ bigint FixGpumcNVT::parse_tune(const char *value) const
   if (strcmp(value, "yes") == 0) return TUNE_FIRST_RUN;
   if (strcmp(value, "no") == 0) return 0;
   if (strcmp(value, "always") == 0) return TUNE_ALWAYS;
-  const bigint step = utils::bnumeric(FLERR, value, false, lmp);
-  if (step < 0) error->all(FLERR, "{}: tune takes yes, no, always or a timestep >= 0, not {}", style_name(), value);
-  return step;
+  if (!utils::is_integer(value) || utils::bnumeric(FLERR, value, false, lmp) < 0)
+    error->all(FLERR, "{}: tune takes yes, no, always or a timestep >= 0, not {}", style_name(), value);
+  return utils::bnumeric(FLERR, value, false, lmp);
 }
 
 void FixGpumcNVT::parse(int narg, char **arg)
@@ -100,9 +104,15 @@ void FixGpumcNVT::parse(int narg, char **arg)
   if (seed <= 0) error->all(FLERR, "{}: seed must be a positive integer", who);
 
   nevery = 1;
+  const std::vector<std::string> keywords = {"every", "displace", "target", "tune", "check", "team", "algorithm",
+                                             "precision", "velocities", "volume", "vstep", "vtarget", "vmoves"};
+  const size_t nkeywords = npt ? keywords.size() : keywords.size() - 4;    // the last four: npt only
   int iarg = nfixed;
   while (iarg < narg) {
     const std::string kw = arg[iarg];
+    if (std::find(keywords.begin(), keywords.begin() + nkeywords, kw) == keywords.begin() + nkeywords)
+      error->all(FLERR, "{}: unknown keyword {}{}", who, kw,
+                 utils::is_double(kw) ? fmt::format(" (it takes {} numbers before its keywords)", nfixed - 3) : "");
     if (iarg + 2 > narg) utils::missing_cmd_args(FLERR, who + " " + kw, error);
     const char *val = arg[iarg + 1];
     if (kw == "every") {
@@ -111,11 +121,13 @@ void FixGpumcNVT::parse(int narg, char **arg)
     } else if (kw == "displace") {
       dmax = utils::numeric(FLERR, val, false, lmp);
       if (dmax <= 0.0) error->all(FLERR, "{}: displace must be > 0", who);
+      given_displace = true;
     } else if (kw == "target") {
       target = utils::numeric(FLERR, val, false, lmp);
       if (target <= 0.0 || target >= 1.0) error->all(FLERR, "{}: target must be between 0 and 1", who);
     } else if (kw == "tune") {
       tune_until = parse_tune(val);
+      given_tune = true;
     } else if (kw == "check") {
       check_every = utils::bnumeric(FLERR, val, false, lmp);
       if (check_every <= 0) error->all(FLERR, "{}: check must be > 0", who);
@@ -131,24 +143,30 @@ void FixGpumcNVT::parse(int narg, char **arg)
         error->all(FLERR, "{}: algorithm takes sequential or checkerboard, not {}", who, val);
     } else if (kw == "precision") {
       mixed_precision = GPUMC::parse_precision(lmp, who, val);
-    } else if (npt && kw == "volume") {
+    } else if (kw == "velocities") {
+      if (strcmp(val, "draw") == 0)
+        velocities_draw = true;
+      else if (strcmp(val, "keep") == 0)
+        velocities_draw = false;
+      else
+        error->all(FLERR, "{}: velocities takes draw or keep, not {}", who, val);
+    } else if (kw == "volume") {
       if (strcmp(val, "logv") == 0)
         volume_scheme = gpumc::VOLUME_LOGV;
       else if (strcmp(val, "sides") == 0)
         volume_scheme = gpumc::VOLUME_SIDES;
       else
         error->all(FLERR, "{}: volume takes logv or sides, not {}", who, val);
-    } else if (npt && kw == "vstep") {
+    } else if (kw == "vstep") {
       vstep = utils::numeric(FLERR, val, false, lmp);
       if (vstep <= 0.0) error->all(FLERR, "{}: vstep must be > 0", who);
-    } else if (npt && kw == "vtarget") {
+      given_vstep = true;
+    } else if (kw == "vtarget") {
       vtarget = utils::numeric(FLERR, val, false, lmp);
       if (vtarget <= 0.0 || vtarget >= 1.0) error->all(FLERR, "{}: vtarget must be between 0 and 1", who);
-    } else if (npt && kw == "vmoves") {
+    } else if (kw == "vmoves") {
       vmoves = utils::inumeric(FLERR, val, false, lmp);
       if (vmoves <= 0) error->all(FLERR, "{}: vmoves must be > 0", who);
-    } else {
-      error->all(FLERR, "{}: unknown keyword {}", who, kw);
     }
     iarg += 2;
   }
@@ -192,6 +210,14 @@ void FixGpumcNVT::init()
     error->all(FLERR, "{}: precision mixed requires algorithm checkerboard (the sequential chain is double "
                "precision, move for move the host's)", who);
   if (group->count(igroup) == 0) error->all(FLERR, "{}: group {} has no atoms", who, group->names[igroup]);
+  // with a fix that integrates equations of motion as well (MD and MC combined), that fix moves the
+  // atoms between invocations: LAMMPS then warns of atoms "integrated more than once" unless this
+  // fix stops claiming to integrate
+  time_integrate = 1;
+  for (const auto &other : modify->get_fix_list())
+    if (other != this && other->time_integrate) time_integrate = 0;
+  // the velocities are the Monte Carlo's to set unless another fix integrates them
+  drawing_velocities = velocities_draw && time_integrate;
 
   beta = 1.0 / (force->boltz * temperature);
   pressure_energy = pressure / force->nktv2p;
@@ -199,22 +225,53 @@ void FixGpumcNVT::init()
   dmax = std::min(dmax, max_displacement_cap());
   if (npt && vstep < 0.0)
     vstep = volume_scheme == gpumc::VOLUME_LOGV ? 0.01 : 0.01 * std::min({box.len[0], box.len[1], box.len[2]});
+  if (npt && vstep > max_volume_step()) {
+    if (comm->me == 0)
+      error->warning(FLERR, "{}: vstep {} capped at {} ({})", who, vstep, max_volume_step(),
+                     volume_scheme == gpumc::VOLUME_LOGV ? "the largest step of ln V"
+                                                         : "a quarter of the shortest box side");
+    vstep = max_volume_step();
+  }
+}
+
+// the volume step's bound: 0.5 in ln V (a factor 1.65 in volume), a quarter of the shortest side
+double FixGpumcNVT::max_volume_step() const
+{
+  return volume_scheme == gpumc::VOLUME_LOGV ? 0.5 : max_displacement_cap();
 }
 
 void FixGpumcNVT::setup(int /*vflag*/)
 {
-  if (tune_until == TUNE_FIRST_RUN) tune_until = update->endstep;
+  // tune yes: until the end of the next run that makes steps (a run 0 makes no moves)
+  if (tune_until == TUNE_FIRST_RUN && update->endstep > update->beginstep) tune_until = update->endstep;
   // invocations fall on multiples of `every`, whatever the run boundaries
   next_reneighbor = (update->ntimestep / nevery + 1) * nevery;
   setup_energy();
+  if (drawing_velocities) {
+    if (!velocities_announced && comm->me == 0)
+      utils::logmesg(lmp, "{} {}: velocities of group {} drawn from the Maxwell-Boltzmann distribution at T = {} "
+                     "after every invocation, so that temp and press read as at T (velocities keep: left alone)\n",
+                     style_name(), id, group->names[igroup], temperature);
+    velocities_announced = true;
+    draw_velocities();
+  }
+}
+
+// Velocities at T for output (temp, press, ke, etotal): draw number total_sweeps, so that a chain
+// split by runs or restarts draws the same ones. Backends override this.
+void FixGpumcNVT::draw_velocities()
+{
+  GPUMC::draw_velocities(lmp, groupbit, gpumc::CounterRNG(seed, gpumc::RNG_VELOCITY), total_sweeps, temperature);
 }
 
 void FixGpumcNVT::setup_energy()
 {
   const auto conf = GPUMC::gather(lmp);
+  const uint64_t now = GPUMC::fingerprint(lmp, conf.x, conf.type, *table);
+  if (now == fingerprint) return;
   gpumc::HostSystem sys(*table);
   sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));
-  synchronise_energy(conf, sys);
+  start_energy(sys.total_energy(), now);    // cells freshly built in atom order: canonical
 }
 
 // The running energy carries over from the previous invocation, run or restart file if nothing
@@ -262,6 +319,7 @@ void FixGpumcNVT::pre_exchange()
 {
   if (next_reneighbor != update->ntimestep) return;
   run_invocation();
+  if (drawing_velocities) draw_velocities();
   next_reneighbor = update->ntimestep + nevery;
 }
 
@@ -328,6 +386,7 @@ void FixGpumcNVT::record_check(double full_energy)
 
 void FixGpumcNVT::finish_invocation(uint64_t trials, uint64_t accepted, uint64_t vtrials, uint64_t vaccepted)
 {
+  if (npt && vaccepted) check_box_binnable();
   trans_trials += trials;
   trans_accepted += accepted;
   vol_trials += vtrials;
@@ -337,11 +396,23 @@ void FixGpumcNVT::finish_invocation(uint64_t trials, uint64_t accepted, uint64_t
 
   if (tuning_active()) {
     dmax = gpumc::tuned_step(dmax, last_ratio, target, max_displacement_cap());
-    if (npt && vtrials) {
-      const double cap = volume_scheme == gpumc::VOLUME_LOGV ? 0.5 : max_displacement_cap();
-      vstep = gpumc::tuned_step(vstep, last_vratio, vtarget, cap);
-    }
+    if (npt && vtrials) vstep = gpumc::tuned_step(vstep, last_vratio, vtarget, max_volume_step());
   }
+}
+
+// Volume moves at a pressure too low to hold the system (P = 0 for a gas, say) let the box grow
+// without bound, until LAMMPS cannot cut it into neighbor bins; stop before that with the cause.
+void FixGpumcNVT::check_box_binnable()
+{
+  // LAMMPS's bins (NBinStandard): 0.5 cutneighmin wide unless set, at most MAXSMALLINT of them; a
+  // sixteenth of that leaves room for the growth of one more invocation's volume moves
+  const double binsize = neighbor->binsizeflag ? neighbor->binsize_user : 0.5 * neighbor->cutneighmin;
+  if (binsize <= 0.0) return;
+  const double volume = domain->xprd * domain->yprd * domain->zprd;
+  if (volume / (binsize * binsize * binsize) < MAXSMALLINT / 16.0) return;
+  error->all(FLERR, "{}: the volume moves have grown the box to {} x {} x {}, too large for LAMMPS's neighbor "
+             "bins: nothing holds the system together at pressure {} (a gas at P = 0 expands without bound)",
+             style_name(), domain->xprd, domain->yprd, domain->zprd, pressure);
 }
 
 void FixGpumcNVT::post_run()
@@ -358,8 +429,17 @@ void FixGpumcNVT::post_run()
   if (comm->me == 0) utils::logmesg(lmp, msg);
 }
 
+// The running energy belongs to the configuration of the fix's last invocation; if something else
+// moved the atoms since (another gpumc fix, a minimization, displace_atoms), a full recomputation
+// for the current one, so that the output always equals pe.
+void FixGpumcNVT::refresh_energy()
+{
+  if (table) setup_energy();
+}
+
 double FixGpumcNVT::compute_scalar()
 {
+  refresh_energy();
   return energy;
 }
 
@@ -371,7 +451,7 @@ double FixGpumcNVT::compute_vector(int n)
     case 2: return last_ratio;
     case 3: return trans_trials ? (double) trans_accepted / (double) trans_trials : 0.0;
     case 4: return dmax;
-    case 5: return energy;
+    case 5: refresh_energy(); return energy;
     case 6: return last_drift;
     case 7: return max_drift;
     case 8: return (double) vol_trials;
@@ -412,8 +492,17 @@ void FixGpumcNVT::restart(char *buf)
   if ((int) list[1] != seed && comm->me == 0)
     error->warning(FLERR, "{}: seed {} differs from the restart file's {}; the chain will not continue identically",
                    style_name(), seed, (int) list[1]);
-  dmax = list[2];
-  vstep = list[3];
+  // displace, vstep and tune given in the command that redefined the fix win over the file's
+  const std::string who = style_name();
+  auto keep_or_restore = [&](bool given, const char *kw, double &value, double stored) {
+    if (!given) {
+      value = stored;
+    } else if (value != stored && comm->me == 0) {
+      utils::logmesg(lmp, "{} {}: {} {} from the command, not the restart file's {}\n", who, id, kw, value, stored);
+    }
+  };
+  keep_or_restore(given_displace, "displace", dmax, list[2]);
+  keep_or_restore(given_vstep, "vstep", vstep, list[3]);
   energy = list[4];
   last_drift = list[5];
   max_drift = list[6];
@@ -424,6 +513,10 @@ void FixGpumcNVT::restart(char *buf)
   vol_trials = (uint64_t) list[11];
   vol_accepted = (uint64_t) list[12];
   total_sweeps = (bigint) list[13];
-  tune_until = list[14] == -2.0 ? TUNE_ALWAYS : (bigint) list[14];
+  const bigint stored_tune = list[14] == -2.0 ? TUNE_ALWAYS : (bigint) list[14];
+  if (!given_tune)
+    tune_until = stored_tune;
+  else if (tune_until != stored_tune && comm->me == 0)
+    utils::logmesg(lmp, "{} {}: tune from the command, not the restart file's\n", who, id);
   fingerprint = ((uint64_t) list[15] << 32) | (uint64_t) list[16];
 }

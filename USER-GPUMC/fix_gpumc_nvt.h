@@ -58,6 +58,10 @@ class FixGpumcNVT : public Fix {
   int team_size;           // threads cooperating on one trial move (/kk styles; 0 = default)
   int algorithm;           // ALGORITHM_SEQUENTIAL or ALGORITHM_CHECKERBOARD
   bool mixed_precision;    // checkerboard pair terms in float (/kk styles)
+  bool given_displace = false, given_vstep = false, given_tune = false;    // in the command: win over a restart file
+  bool velocities_draw = true;         // velocities: draw (true) or keep
+  bool drawing_velocities = false;     // draw them this run (no other fix integrates)
+  bool velocities_announced = false;
 
   // chain state (all of it in the restart file)
   double dmax;             // max displacement per coordinate
@@ -77,6 +81,7 @@ class FixGpumcNVT : public Fix {
   virtual void run_invocation();
   // The running energy at the start of a run (see synchronise_energy). Backends override this.
   virtual void setup_energy();
+  virtual void draw_velocities();
   // Bookkeeping shared by the backends after an invocation.
   void finish_invocation(uint64_t trials, uint64_t accepted, uint64_t vtrials, uint64_t vaccepted);
   // Record a full recomputation of the energy: drift, then resynchronise.
@@ -87,6 +92,9 @@ class FixGpumcNVT : public Fix {
   bool check_due() const { return total_sweeps % check_every == 0; }
   bool tuning_active() const;
   double max_displacement_cap() const;
+  double max_volume_step() const;
+  void check_box_binnable();
+  void refresh_energy();
   double default_displacement() const;
   std::string style_name() const;
 

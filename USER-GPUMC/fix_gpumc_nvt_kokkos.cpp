@@ -65,7 +65,7 @@ void FixGpumcNVTKokkos<DeviceType>::setup_energy()
 template <class DeviceType>
 void FixGpumcNVTKokkos<DeviceType>::synchronise_energy()
 {
-  const uint64_t now = engine->fingerprint();
+  const uint64_t now = GPUMC::fingerprint(lmp, engine->fingerprint(), *table);
   if (now != fingerprint) start_energy(engine->total_energy(false), now);    // cells freshly filled in ID order: canonical
 }
 
@@ -119,8 +119,17 @@ void FixGpumcNVTKokkos<DeviceType>::run_invocation()
     engine->fetch_box(lo, len);
     GPUMC::set_box(lmp, lo, len);
   }
-  fingerprint = engine->fingerprint();
+  fingerprint = GPUMC::fingerprint(lmp, engine->fingerprint(), *table);
   finish_invocation(trials, accepted, vtrials, vaccepted);
+}
+
+template <class DeviceType>
+void FixGpumcNVTKokkos<DeviceType>::draw_velocities()
+{
+  atomKK->sync(execution_space, V_MASK | MASK_MASK | TAG_MASK | TYPE_MASK | (atom->rmass_flag ? RMASS_MASK : 0));
+  GPUMC::draw_velocities_kokkos<DeviceType>(lmp, groupbit, gpumc::CounterRNG(seed, gpumc::RNG_VELOCITY), total_sweeps,
+                                            temperature);
+  atomKK->modified(execution_space, V_MASK);
 }
 
 namespace LAMMPS_NS {

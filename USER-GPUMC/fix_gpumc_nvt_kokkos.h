@@ -37,6 +37,7 @@ class FixGpumcNVTKokkos : public FixGpumcNVT {
   FixGpumcNVTKokkos(class LAMMPS *, int, char **, bool with_volume_moves);
   void setup_energy() override;
   void run_invocation() override;
+  void draw_velocities() override;
 
  private:
   std::unique_ptr<gpumc::DeviceSystem<DeviceType>> engine;

@@ -3,6 +3,7 @@
 ------------------------------------------------------------------------- */
 
 #include "gpumc_lammps.h"
+#include "gpumc_velocities.h"
 
 #include "atom.h"
 #include "comm.h"
@@ -85,8 +86,11 @@ gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
     for (int i = 1; i <= ntypes; i++)
       for (int j = i; j <= ntypes; j++) {
         const double cut = std::sqrt(pair->cutsq[i][j]);
-        set_pair(i, j, gpumc::make_lj_cut(eps[i][j], sig[i][j], cut, shift),
-                 gpumc::lj_cut_tail_coeff(eps[i][j], sig[i][j], cut));
+        const double tail = gpumc::lj_cut_tail_coeff(eps[i][j], sig[i][j], cut);
+        if (!table.tail.empty() && !std::isfinite(tail))
+          error->all(FLERR, "{}: pair_modify tail yes with a cutoff of {} for types {} {}: the tail correction is "
+                     "infinite", who, cut, i, j);
+        set_pair(i, j, gpumc::make_lj_cut(eps[i][j], sig[i][j], cut, shift), tail);
       }
   } else {
     double **d0 = extract_2d(pair, "d0", who, error);
@@ -217,6 +221,13 @@ uint64_t GPUMC::fingerprint(LAMMPS *lmp, const std::vector<double> &x, const std
   uint64_t h = 1469598103934665603ULL;
   fnv1a(h, x.data(), x.size() * sizeof(double));
   fnv1a(h, type.data(), type.size() * sizeof(int));
+  return fingerprint(lmp, h, table);
+}
+
+uint64_t GPUMC::fingerprint(LAMMPS *lmp, uint64_t configuration, const gpumc::PairTable &table)
+{
+  uint64_t h = 1469598103934665603ULL;
+  fnv1a(h, &configuration, sizeof(configuration));
   fnv1a(h, lmp->domain->boxlo, 3 * sizeof(double));
   fnv1a(h, lmp->domain->boxhi, 3 * sizeof(double));
   for (const auto &c : table.coeff) {
@@ -225,4 +236,26 @@ uint64_t GPUMC::fingerprint(LAMMPS *lmp, const std::vector<double> &x, const std
   }
   fnv1a(h, table.tail.data(), table.tail.size() * sizeof(double));
   return h;
+}
+
+void GPUMC::draw_velocities(LAMMPS *lmp, int groupbit, const gpumc::CounterRNG &rng, uint64_t draw, double temperature)
+{
+  Atom *atom = lmp->atom;
+  const double kT = lmp->force->boltz * temperature;
+  double momentum[4] = {0.0, 0.0, 0.0, 0.0};    // sum of m v, and of m
+  auto mass_of = [&](int i) { return atom->rmass ? atom->rmass[i] : atom->mass[atom->type[i]]; };
+  for (int i = 0; i < atom->nlocal; i++) {
+    if (!(atom->mask[i] & groupbit)) continue;
+    const double m = mass_of(i);
+    gpumc::maxwell_velocity(rng, draw, (uint64_t) atom->tag[i], gpumc::maxwell_sigma(kT, m, lmp->force->mvv2e),
+                            atom->v[i]);
+    for (int d = 0; d < 3; d++) momentum[d] += m * atom->v[i][d];
+    momentum[3] += m;
+  }
+  double total[4];
+  MPI_Allreduce(momentum, total, 4, MPI_DOUBLE, MPI_SUM, lmp->world);
+  if (total[3] <= 0.0) return;
+  for (int i = 0; i < atom->nlocal; i++)
+    if (atom->mask[i] & groupbit)
+      for (int d = 0; d < 3; d++) atom->v[i][d] -= total[d] / total[3];
 }

@@ -47,9 +47,16 @@ namespace GPUMC {
   // LAMMPS box and the interactions. Equal fingerprints: the running energy is still valid.
   uint64_t fingerprint(LAMMPS *lmp, const std::vector<double> &x, const std::vector<int> &type,
                        const gpumc::PairTable &table);
+  // The same from a hash of the configuration made elsewhere (the Kokkos engine's, on the device).
+  uint64_t fingerprint(LAMMPS *lmp, uint64_t configuration, const gpumc::PairTable &table);
 
   // Indices (in atom-ID order) of the atoms of a group.
   std::vector<int> group_members(LAMMPS *lmp, const Configuration &conf, int groupbit);
+
+  // Velocities of the group's atoms drawn from the Maxwell-Boltzmann distribution at temperature
+  // T (draw `draw` of the velocity stream, gpumc_velocities.h), then their total momentum removed,
+  // as LAMMPS's `velocity ... mom yes` does, so that temp averages T.
+  void draw_velocities(LAMMPS *lmp, int groupbit, const gpumc::CounterRNG &rng, uint64_t draw, double temperature);
 
 }    // namespace GPUMC
 }    // namespace LAMMPS_NS

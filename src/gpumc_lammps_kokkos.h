@@ -11,9 +11,11 @@
 #include "atom_masks.h"
 #include "domain.h"
 #include "error.h"
+#include "force.h"
 #include "kokkos_type.h"
 
 #include "gpumc_system_kokkos.h"
+#include "gpumc_velocities.h"
 
 #include <string>
 
@@ -129,6 +131,92 @@ namespace GPUMC {
       Kokkos::parallel_for("gpumc:scatter", Kokkos::RangePolicy<ExecSpace>(0, (int) local.extent(0)), f);
     }
   };
+
+  // Maxwell-Boltzmann velocities of a group's atoms (gpumc_velocities.h) and their momentum (sum of
+  // m v, and of m), an array reduction; then the momentum removed by VelocityShiftFunctor.
+  template <class DeviceType>
+  struct VelocityDrawFunctor {
+    using AT = ArrayTypes<DeviceType>;
+    using value_type = double[];
+    using size_type = int;
+    typename AT::t_v_array v;
+    typename AT::t_int_1d mask, type;
+    typename AT::t_tagint_1d tag;
+    typename AT::t_float_1d mass, rmass;    // per type; per atom where the atom style has it
+    int groupbit;
+    bool per_atom_mass;
+    gpumc::CounterRNG rng;
+    uint64_t draw;
+    double kT, mvv2e;
+    const unsigned value_count = 4;
+    KOKKOS_INLINE_FUNCTION void operator()(const int i, value_type p) const
+    {
+      if (!(mask(i) & groupbit)) return;
+      const double m = per_atom_mass ? rmass(i) : mass(type(i));
+      double u[3];
+      gpumc::maxwell_velocity(rng, draw, (uint64_t) tag(i), gpumc::maxwell_sigma(kT, m, mvv2e), u);
+      for (int d = 0; d < 3; d++) {
+        v(i, d) = u[d];
+        p[d] += m * u[d];
+      }
+      p[3] += m;
+    }
+    KOKKOS_INLINE_FUNCTION void init(value_type p) const
+    {
+      for (unsigned k = 0; k < value_count; k++) p[k] = 0.0;
+    }
+    KOKKOS_INLINE_FUNCTION void join(value_type dst, const value_type src) const
+    {
+      for (unsigned k = 0; k < value_count; k++) dst[k] += src[k];
+    }
+  };
+
+  template <class DeviceType>
+  struct VelocityShiftFunctor {
+    using AT = ArrayTypes<DeviceType>;
+    typename AT::t_v_array v;
+    typename AT::t_int_1d mask;
+    int groupbit;
+    double dv[3];
+    KOKKOS_INLINE_FUNCTION void operator()(const int i) const
+    {
+      if (mask(i) & groupbit)
+        for (int d = 0; d < 3; d++) v(i, d) -= dv[d];
+    }
+  };
+
+  // As GPUMC::draw_velocities (gpumc_lammps.h), on atomKK's device views: the caller syncs
+  // V, MASK, TAG, TYPE (and RMASS) and marks V modified.
+  template <class DeviceType>
+  void draw_velocities_kokkos(LAMMPS *lmp, int groupbit, const gpumc::CounterRNG &rng, uint64_t draw,
+                              double temperature)
+  {
+    using ExecSpace = typename DeviceType::execution_space;
+    auto *atomKK = (AtomKokkos *) lmp->atom;
+    atomKK->k_mass.template sync<DeviceType>();
+    const bool per_atom_mass = atomKK->rmass_flag != 0;
+    VelocityDrawFunctor<DeviceType> f{atomKK->k_v.view<DeviceType>(),
+                                      atomKK->k_mask.view<DeviceType>(),
+                                      atomKK->k_type.view<DeviceType>(),
+                                      atomKK->k_tag.view<DeviceType>(),
+                                      atomKK->k_mass.view<DeviceType>(),
+                                      per_atom_mass ? atomKK->k_rmass.view<DeviceType>()
+                                                    : typename ArrayTypes<DeviceType>::t_float_1d(),
+                                      groupbit,
+                                      per_atom_mass,
+                                      rng,
+                                      draw,
+                                      lmp->force->boltz * temperature,
+                                      lmp->force->mvv2e};
+    double local[4], total[4];
+    Kokkos::View<double *, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> sums(local, 4);
+    Kokkos::parallel_reduce("gpumc:draw_velocities", Kokkos::RangePolicy<ExecSpace>(0, atomKK->nlocal), f, sums);
+    MPI_Allreduce(local, total, 4, MPI_DOUBLE, MPI_SUM, lmp->world);
+    if (total[3] <= 0.0) return;
+    VelocityShiftFunctor<DeviceType> shift{atomKK->k_v.view<DeviceType>(), atomKK->k_mask.view<DeviceType>(),
+                                           groupbit, {total[0] / total[3], total[1] / total[3], total[2] / total[3]}};
+    Kokkos::parallel_for("gpumc:velocity_momentum", Kokkos::RangePolicy<ExecSpace>(0, atomKK->nlocal), shift);
+  }
 
   // The LAMMPS box as the engine's lo and side lengths.
   inline void box_of(LAMMPS *lmp, double lo[3], double len[3])

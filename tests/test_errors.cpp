@@ -40,6 +40,12 @@ std::vector<BadInput> bad_inputs()
       {"displace", lj, "fix mc all gpumc/nvt 1 1.0 5 displace -0.1", "displace must be > 0"},
       {"target", lj, "fix mc all gpumc/nvt 1 1.0 5 target 1.0", "target must be between 0 and 1"},
       {"tune", lj, "fix mc all gpumc/nvt 1 1.0 5 tune -3", "tune takes yes, no, always or a timestep"},
+      {"velocities", lj, "fix mc all gpumc/nvt 1 1.0 5 velocities zero", "velocities takes draw or keep, not zero"},
+      {"tune_word", lj, "fix mc all gpumc/nvt 1 1.0 5 tune foo", "tune takes yes, no, always or a timestep >= 0, not foo"},
+      // an extra number among the positional arguments is no keyword missing its value
+      {"extra_positional", lj, "fix mc all gpumc/nvt 1 1.0 5 7", "unknown keyword 7 (it takes 3 numbers before its keywords)"},
+      {"extra_positional_npt", lj, "fix mc all gpumc/npt 1 1.0 1.0 5 7 every 2",
+       "unknown keyword 7 (it takes 4 numbers before its keywords)"},
       {"check", lj, "fix mc all gpumc/nvt 1 1.0 5 check 0", "check must be > 0"},
       {"volume_keyword_in_nvt", lj, "fix mc all gpumc/nvt 1 1.0 5 volume logv", "unknown keyword volume"},
       {"volume_scheme", lj, "fix mc all gpumc/npt 1 1.0 1.0 5 volume cube", "volume takes logv or sides, not cube"},
@@ -57,7 +63,11 @@ std::vector<BadInput> bad_inputs()
        "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut 3.0\npair_coeff 1 1 1.0 1.0\n",
        "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard\nrun 1",
        "box side 6 is too short for algorithm checkerboard"},
-      {"fix_modify_tune", lj + "fix mc all gpumc/nvt 1 1.0 5\n", "fix_modify mc tune maybe", "Expected integer"},
+      {"fix_modify_tune", lj + "fix mc all gpumc/nvt 1 1.0 5\n", "fix_modify mc tune maybe",
+       "tune takes yes, no, always or a timestep >= 0, not maybe"},
+      // a zero cutoff makes lj/cut's tail correction infinite, not the configuration's energy
+      {"tail_zero_cutoff", lj + "pair_coeff 1 2 1.0 1.0 0.0\npair_modify tail yes\n", "fix mc all gpumc/nvt 1 1.0 5\nrun 0",
+       "pair_modify tail yes with a cutoff of 0 for types 1 2: the tail correction is infinite"},
       // unsupported setups, found at init
       {"pair_style_coulomb", "units lj\natom_style charge\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
                              "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut/coul/cut 2.5\n"

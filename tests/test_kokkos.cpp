@@ -472,6 +472,46 @@ TEST(Kokkos, RestartContinuesTheIdenticalChain)
   }
 }
 
+// Changed interactions (pair_coeff between two runs) start the running energy afresh, as a changed
+// configuration does; and compute widom/kk makes the block of a timestep again when the
+// configuration changed within it, as the host style does.
+TEST(Kokkos, ChangesBetweenRunsAreSeen)
+{
+  {
+    LammpsSession s(kokkos_args(true));
+    s.cmd(fmt::format(LJ_MIX, "") + "fix mc all gpumc/nvt/kk 2 1.2 5\nrun 0");
+    s.cmd("pair_coeff 1 1 1.3 1.0\nrun 0");
+    const double pe = s.thermo("pe");
+    EXPECT_NEAR(s.fix_scalar("mc"), pe, 1e-10 * std::fabs(pe));
+  }
+  const std::string compute = "compute w all widom 1 5000 1.2 77\nthermo_style custom step c_w[1]\n";
+  const std::string remove = "group gone id 1:40\ndelete_atoms group gone\n";
+  LammpsSession s(kokkos_args(true)), fresh(kokkos_args(true));
+  s.cmd(fmt::format(LJ_MIX, "") + compute + "run 0");
+  const double before = s.compute_vector("w", 0);
+  s.cmd(remove + "run 0");
+  fresh.cmd(fmt::format(LJ_MIX, "") + remove + compute + "run 0");
+  EXPECT_NE(before, s.compute_vector("w", 0));
+  EXPECT_EQ(s.compute_vector("w", 0), fresh.compute_vector("w", 0));
+  EXPECT_EQ(s.compute_vector("w", 5), 1.0);
+}
+
+// The /kk styles draw the host styles' velocities at T (the same counter-based draws, the same
+// momentum removal).
+TEST(Kokkos, VelocitiesAreTheHostStyles)
+{
+  double ke[2];
+  for (int kk = 0; kk < 2; kk++) {
+    LammpsSession s(kokkos_args(true));
+    s.cmd(fmt::format(LJ_MIX, "") + fmt::format("velocity all create 2.5 87 mom yes\n{}fix mc all gpumc/nvt 2 1.2 5\n"
+                                                "suffix on\nthermo_style custom step ke\nrun 3",
+                                                kk ? "" : "suffix off\n"));
+    ke[kk] = s.thermo("ke");
+  }
+  EXPECT_GT(ke[0], 0.0);
+  EXPECT_NEAR(ke[0], ke[1], 1e-12 * ke[0]);
+}
+
 TEST(Kokkos, NonConsecutiveAtomIdsAreRefused)
 {
   LammpsSession s(kokkos_args(true));
