@@ -6,4 +6,4 @@ install_packages
 configure_and_build "$@"
 cd "$ROOT/examples/sio2"
 "$BUILD/lmp" -in in.sio2.nvt -log "$BUILD/log.sio2.nvt"
-echo "SiO2 example done: log in $BUILD/log.sio2.nvt (reference: examples/sio2/log.22Nov26.sio2.nvt.g++.1)"
+echo "SiO2 example done: log in $BUILD/log.sio2.nvt (reference: examples/sio2/log.25Nov26.sio2.nvt.g++.1)"

@@ -1,16 +1,10 @@
-// The /kk styles (Kokkos engine) on whatever backend LAMMPS's KOKKOS package was built for: a
-// GPU through CUDA, else OpenMP threads. Energies against LAMMPS's compute pe computed by the
-// pair styles' own /kk versions; the device chain against the host chain with the same seed (the
-// same accept/reject sequence); volume moves, Widom insertions and restarts.
+// The /kk styles (Kokkos engine): energies against LAMMPS's compute pe computed by the pair
+// styles' own /kk versions; the device chain and checkerboard sweeps against the host chain with the
+// same seed (the same accept/reject sequence); volume moves, restarts, velocities and refused
+// setups. Widom insertions: test_kokkos_widom.cpp.
 
-#include "lammps_session.h"
+#include "kokkos_support.h"
 #include "virial.h"
-
-#include "compute_widom_kokkos.h"
-#include "fix_gpumc_nvt_kokkos.h"
-#include "fmt/format.h"
-#include "library.h"
-#include "modify.h"
 
 #include <gtest/gtest.h>
 
@@ -19,77 +13,6 @@
 #include <cstdlib>
 #include <string>
 #include <vector>
-
-namespace {
-
-bool on_gpu()
-{
-  return lammps_config_accelerator("KOKKOS", "api", "cuda") || lammps_config_accelerator("KOKKOS", "api", "hip") ||
-      lammps_config_accelerator("KOKKOS", "api", "sycl");
-}
-
-// Kokkos on, and the /kk styles chosen by the suffix.
-std::vector<std::string> kokkos_args(bool suffix)
-{
-  std::vector<std::string> a = {"-k", "on"};
-  if (on_gpu()) {
-    a.insert(a.end(), {"g", "1"});
-  } else {
-    a.insert(a.end(), {"t", "2"});
-  }
-  if (suffix) a.insert(a.end(), {"-sf", "kk"});
-  a.insert(a.end(), {"-pk", "kokkos", "neigh", "half", "newton", "on"});
-  return a;
-}
-
-const char *LJ_MIX = "units lj\natom_style atomic\nregion box block 0 9 0 9.9 0 8.1\ncreate_box 3 box\n"
-                     "create_atoms 1 random 210 101 NULL overlap 0.85 maxtry 200\n"
-                     "set group all type/ratio 3 0.3 5\nset type 1 type/ratio 2 0.4 6\nmass * 1.0\n"
-                     "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.7 1.2 2.2\n"
-                     "pair_coeff 3 3 0.4 0.9 1.8\npair_coeff 1 2 0.5 1.1 2.4\n{}thermo_modify norm no\n";
-
-const char *SIO2 = "units metal\natom_style atomic\nvariable a equal (1.0/0.053679)^(1.0/3.0)\nlattice sc $(v_a)\n"
-                   "region box block 0 9 0 9 0 9\ncreate_box 2 box\ncreate_atoms 1 box\n"
-                   "set type 1 type/ratio 2 0.6666667 4928\nmass 1 28.0855\nmass 2 15.9994\n"
-                   "pair_style morse 9.0\npair_coeff 1 1 0.007695 2.0446 3.7598\n"
-                   "pair_coeff 1 2 1.99597 2.6518 1.628\npair_coeff 2 2 0.023272 1.3731 3.791\n{}"
-                   "thermo_modify norm no\n";
-
-struct State {
-  std::vector<double> x, box, fix;
-  std::vector<int> image;
-};
-
-State capture(LammpsSession &s, int nvec = 14)
-{
-  State st;
-  st.x = s.positions_by_id();
-  st.box = s.box();
-  st.image = s.images_by_id();
-  for (int i = 0; i < nvec; i++) st.fix.push_back(s.fix_vector("mc", i));
-  return st;
-}
-
-// The Kokkos engine's options (gpumc::EngineOptions: settings that only tests change) of the /kk
-// fix or compute `id`; the engine takes them at the next run's init.
-gpumc::EngineOptions &engine_options(LammpsSession &s, const char *id)
-{
-  using namespace LAMMPS_NS;
-  if (auto *fix = dynamic_cast<FixGpumcNVTKokkos<LMPDeviceType> *>(s.lmp()->modify->get_fix_by_id(id)))
-    return fix->engine_options;
-  if (auto *compute = dynamic_cast<ComputeWidomKokkos<LMPDeviceType> *>(s.lmp()->modify->get_compute_by_id(id)))
-    return compute->engine_options;
-  throw std::runtime_error(std::string("no /kk fix or compute ") + id);
-}
-
-double max_difference(const std::vector<double> &a, const std::vector<double> &b)
-{
-  double m = 0.0;
-  for (size_t k = 0; k < a.size(); k++) m = std::max(m, std::fabs(a[k] - b[k]));
-  return m;
-}
-
-}    // namespace
 
 TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
 {
@@ -413,36 +336,6 @@ TEST(Kokkos, IdealGasVolumeLogV)
   EXPECT_LT(v.standard_error(), 0.02 * exact);
 }
 
-TEST(Kokkos, WidomIdealGasAndDiluteGas)
-{
-  {
-    LammpsSession s(kokkos_args(true));
-    s.cmd("units lj\natom_style atomic\nregion box block 0 8 0 8 0 8\ncreate_box 2 box\n"
-          "create_atoms 1 random 200 5 NULL\ncreate_atoms 2 random 100 6 NULL\nmass * 1.0\n"
-          "pair_style lj/cut 2.5\npair_coeff * * 0.0 1.0\ncompute w all widom 2 5000 1.3 77\n"
-          "thermo_style custom step c_w[2]\nrun 0");
-    EXPECT_EQ(s.compute_vector("w", 1), 0.0);
-    EXPECT_EQ(s.compute_vector("w", 3), 1.0);
-    EXPECT_GE(s.compute_vector("w", 4), 5000.0);
-  }
-  const int natoms = 100;
-  const double rho = 0.005, T = 2.0, rc = 3.0, L = std::cbrt(natoms / rho);
-  LammpsSession s(kokkos_args(true));
-  s.cmd(fmt::format("units lj\natom_style atomic\nregion box block 0 {0} 0 {0} 0 {0}\ncreate_box 1 box\n"
-                    "create_atoms 1 random {1} 8 NULL overlap 1.0\nmass 1 1.0\npair_style lj/cut {2}\n"
-                    "pair_coeff 1 1 1.0 1.0\nfix mc all gpumc/nvt 2 {3} 13\nthermo 100000\nrun 200\n"
-                    "compute w all widom 1 100000 {3} 21\nthermo_style custom step c_w[2] c_w[3]\nthermo 5\nrun 400",
-                    L, natoms, rc, T));
-  const auto mayer = virial::lj_mayer(1.0 / T, rc);
-  const double rho_actual = natoms / (L * L * L);
-  const double expected =
-      (2.0 * virial::b2(mayer, rc) * rho_actual + 1.5 * virial::b3(mayer, rc) * rho_actual * rho_actual) * T;
-  const double mu = s.compute_vector("w", 1), err = s.compute_vector("w", 2);
-  std::printf("kk dilute LJ: mu_ex = %.6f +- %.6f, virial %.6f\n", mu, err, expected);
-  EXPECT_LT(err, 0.02 * std::fabs(expected));
-  EXPECT_NEAR(mu, expected, 4.0 * err);
-}
-
 TEST(Kokkos, RestartContinuesTheIdenticalChain)
 {
   const std::string file = testing::TempDir() + "gpumc_kk_restart.bin";
@@ -529,69 +422,6 @@ TEST(Kokkos, InfiniteEnergyIsRefused)
     s.cmd(fmt::format(LJ_MIX, "") + "create_atoms 1 single 1 1 1\ncreate_atoms 1 single 1 1 1\n");
     const std::string err = s.error_of(fmt::format("fix mc all {}\nrun 0", fix));
     EXPECT_NE(err.find("the energy of the configuration is inf"), std::string::npos) << fix << ": " << err;
-  }
-}
-
-// The default Widom kernel stages, per insertion box (a cell of the cell list, or 1/8 or 1/27 of
-// one: EngineOptions::widom_split 1 to 3; by default the engine chooses), only the atoms within
-// the cutoff of the box; the simple one (EngineOptions::widom_walk_cells) lets each insertion walk every
-// cell of its window. Both draw the same points, so in double precision their mean Boltzmann
-// factors agree to round-off.
-TEST(Kokkos, WidomStagedKernelMatchesTheSimpleOne)
-{
-  struct Case {
-    std::string setup;
-    int type;
-    double temperature;
-  };
-  const Case cases[] = {{fmt::format(SIO2, ""), 2, 4000.0}, {fmt::format(LJ_MIX, ""), 3, 1.2}};
-  for (const auto &c : cases) for (const int split : {0, 1, 2, 3}) {    // 0: the engine's choice
-    double factor[2];
-    for (int simple = 0; simple < 2; simple++) {
-      LammpsSession s(kokkos_args(true));
-      s.cmd(c.setup + fmt::format("displace_atoms all random 0.3 0.3 0.3 71 units box\n"
-                                  "compute w all widom {} 100000 {} 77\nthermo_style custom step c_w[4]",
-                                  c.type, c.temperature));
-      engine_options(s, "w").widom_walk_cells = simple;
-      engine_options(s, "w").widom_split = split;
-      s.cmd("run 0");
-      factor[simple] = s.compute_vector("w", 3);
-    }
-    std::printf("type %d, split %d: <exp(-beta dU)> staged %.15g, simple %.15g\n", c.type, split, factor[0],
-                factor[1]);
-    EXPECT_GT(factor[0], 0.0);
-    EXPECT_NEAR(factor[0], factor[1], 1e-12 * factor[1]) << "type " << c.type << ", split " << split;
-  }
-}
-
-// precision mixed: the same insertion points as double precision (the same random numbers), pair
-// terms in float. The mean Boltzmann factor agrees to well within float round-off of the pair
-// energies (about 1e-6 eV here against kT = 0.34 eV), for Morse and for three LJ types.
-TEST(Kokkos, MixedPrecisionWidomMatchesDouble)
-{
-  struct Case {
-    std::string name, setup;
-    int type;
-    double temperature;
-  };
-  const Case cases[] = {{"sio2 O", fmt::format(SIO2, ""), 2, 4000.0},
-                        {"sio2 Si", fmt::format(SIO2, ""), 1, 4000.0},
-                        {"lj mix type 3", fmt::format(LJ_MIX, ""), 3, 1.2}};
-  for (const auto &c : cases) {
-    double factor[2];
-    for (int mixed = 0; mixed < 2; mixed++) {
-      LammpsSession s(kokkos_args(true));
-      s.cmd(c.setup + fmt::format("displace_atoms all random 0.3 0.3 0.3 71 units box\n"
-                                  "compute w all widom {} 200000 {} 77 precision {}\n"
-                                  "thermo_style custom step c_w[4]\nrun 0",
-                                  c.type, c.temperature, mixed ? "mixed" : "double"));
-      factor[mixed] = s.compute_vector("w", 3);
-    }
-    SCOPED_TRACE(c.name);
-    std::printf("%s: <exp(-beta dU)> double %.10g, mixed %.10g, relative difference %.2e\n", c.name.c_str(),
-                factor[0], factor[1], std::fabs(factor[1] / factor[0] - 1.0));
-    EXPECT_GT(factor[0], 0.0);
-    EXPECT_NEAR(factor[1], factor[0], 1e-5 * factor[0]);
   }
 }
 
