@@ -104,16 +104,18 @@ void FixGpumcNVT::parse(int narg, char **arg)
   if (seed <= 0) error->all(FLERR, "{}: seed must be a positive integer", who);
 
   nevery = 1;
-  const std::vector<std::string> keywords = {"every", "displace", "target", "tune", "check", "team", "algorithm",
-                                             "precision", "velocities", "volume", "vstep", "vtarget", "vmoves"};
-  const size_t nkeywords = npt ? keywords.size() : keywords.size() - 4;    // the last four: npt only
+  // a number where a keyword stands is an extra positional argument, not a keyword missing its value
+  auto unknown_keyword = [&](const std::string &kw) {
+    error->all(FLERR, "{}: unknown keyword {}{}", who, kw,
+               utils::is_double(kw) ? fmt::format(" (it takes {} numbers before its keywords)", nfixed - 3) : "");
+  };
   int iarg = nfixed;
   while (iarg < narg) {
     const std::string kw = arg[iarg];
-    if (std::find(keywords.begin(), keywords.begin() + nkeywords, kw) == keywords.begin() + nkeywords)
-      error->all(FLERR, "{}: unknown keyword {}{}", who, kw,
-                 utils::is_double(kw) ? fmt::format(" (it takes {} numbers before its keywords)", nfixed - 3) : "");
-    if (iarg + 2 > narg) utils::missing_cmd_args(FLERR, who + " " + kw, error);
+    if (iarg + 2 > narg) {
+      if (utils::is_double(kw)) unknown_keyword(kw);
+      utils::missing_cmd_args(FLERR, who + " " + kw, error);
+    }
     const char *val = arg[iarg + 1];
     if (kw == "every") {
       nevery = utils::inumeric(FLERR, val, false, lmp);
@@ -150,23 +152,25 @@ void FixGpumcNVT::parse(int narg, char **arg)
         velocities_draw = false;
       else
         error->all(FLERR, "{}: velocities takes draw or keep, not {}", who, val);
-    } else if (kw == "volume") {
+    } else if (npt && kw == "volume") {
       if (strcmp(val, "logv") == 0)
         volume_scheme = gpumc::VOLUME_LOGV;
       else if (strcmp(val, "sides") == 0)
         volume_scheme = gpumc::VOLUME_SIDES;
       else
         error->all(FLERR, "{}: volume takes logv or sides, not {}", who, val);
-    } else if (kw == "vstep") {
+    } else if (npt && kw == "vstep") {
       vstep = utils::numeric(FLERR, val, false, lmp);
       if (vstep <= 0.0) error->all(FLERR, "{}: vstep must be > 0", who);
       given_vstep = true;
-    } else if (kw == "vtarget") {
+    } else if (npt && kw == "vtarget") {
       vtarget = utils::numeric(FLERR, val, false, lmp);
       if (vtarget <= 0.0 || vtarget >= 1.0) error->all(FLERR, "{}: vtarget must be between 0 and 1", who);
-    } else if (kw == "vmoves") {
+    } else if (npt && kw == "vmoves") {
       vmoves = utils::inumeric(FLERR, val, false, lmp);
       if (vmoves <= 0) error->all(FLERR, "{}: vmoves must be > 0", who);
+    } else {
+      unknown_keyword(kw);
     }
     iarg += 2;
   }
