@@ -59,6 +59,9 @@ void ComputeWidom::init()
   if (mixed_precision && !kokkosable)
     error->all(FLERR, "compute widom: precision mixed is an option of the Kokkos style compute widom/kk");
   table = std::make_unique<gpumc::PairTable>(GPUMC::pair_table(lmp, "compute widom"));
+  if (!table->charge.empty() && std::isnan(table->charge[itype]))
+    error->all(FLERR, "compute widom: type {} has no atoms, so its charge is unknown and its Coulomb terms cannot be "
+               "evaluated", itype);
   const gpumc::Box box = GPUMC::box(lmp);
   for (int d = 0; d < 3; d++)
     if (box.len[d] < 2.0 * table->cut_max)

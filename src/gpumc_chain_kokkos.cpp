@@ -69,7 +69,7 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
         "gpumc:chain_corrections",
         light(TeamPolicy(count, on_host() ? 1 : 64))
             .set_scratch_size(0, Kokkos::PerTeam(kk::ChainCorrectionFunctor<DeviceType>::scratch_bytes(batch))),
-        kk::ChainCorrectionFunctor<DeviceType>{chain_, c_.scalar, c_.coeff, c_.nt1,
+        kk::ChainCorrectionFunctor<DeviceType>{chain_, c_.scalar, c_.coeff, c_.nt1, c_.nterms,
                                                cut_max_ * cut_max_ * (1.0 + 1e-12)});
     kk::ChainCommitFunctor<DeviceType> commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
     Kokkos::parallel_for("gpumc:chain_commit",

@@ -73,7 +73,7 @@ KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellD
     span[d] = c_old[d] < c_new[d] ? c_new[d] - c_old[d] : c_old[d] - c_new[d];
     adjacent = adjacent && span[d] <= 1;
   }
-  const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
+  const PairCoeff *row = c.coeff.data() + tr.type * c.nt1 * c.nterms;
   const double cutsq = c.row_cutsq(tr.type);
   const int i = tr.atom;
   double dU = 0.0;
@@ -96,16 +96,16 @@ KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellD
             const int k = base + s;
             if (c.sid(k) == i) continue;
             const double xj = c.sx(k) + sh[0], yj = c.sy(k) + sh[1], zj = c.sz(k) + sh[2];
-            const PairCoeff &pc = row[c.stype(k)];
+            const PairCoeff *pc = row + c.stype(k) * c.nterms;
             if (with_new) {
               const double dx = tr.p_new[0] - xj, dy = tr.p_new[1] - yj, dz = tr.p_new[2] - zj;
               const double rsq = dx * dx + dy * dy + dz * dz;
-              if (rsq < cutsq) acc += pair_energy(pc, rsq);
+              if (rsq < cutsq) acc += pair_energy(pc, c.nterms, rsq);
             }
             if (with_old) {
               const double dx = tr.p_old[0] - xj, dy = tr.p_old[1] - yj, dz = tr.p_old[2] - zj;
               const double rsq = dx * dx + dy * dy + dz * dz;
-              if (rsq < cutsq) acc -= pair_energy(pc, rsq);
+              if (rsq < cutsq) acc -= pair_energy(pc, c.nterms, rsq);
             }
           }
         },
@@ -190,7 +190,7 @@ struct ChainCorrectionFunctor {
   BatchData<DeviceType> b;
   Kokkos::View<double *, DeviceType> scalar;
   Kokkos::View<PairCoeff *, DeviceType> coeff;
-  int nt1;
+  int nt1, nterms;
   double cutsq_max;
 
   static size_t scratch_bytes(int batch) { return ScratchView<ExecSpace, int>::shmem_size(batch); }
@@ -213,7 +213,8 @@ struct ChainCorrectionFunctor {
         const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
         if (nearest_rsq(pm, pa, len) < cutsq_max || nearest_rsq(pm, qa, len) < cutsq_max ||
             nearest_rsq(qm, pa, len) < cutsq_max || nearest_rsq(qm, qa, len) < cutsq_max) {
-          corr = move_correction(coeff(type * nt1 + b.index(a, 1)), pa, qa, pm, qm, NearestImageRsq{len});
+          corr = move_correction(&coeff((type * nt1 + b.index(a, 1)) * nterms), nterms, pa, qa, pm, qm,
+                                 NearestImageRsq{len});
           kind = NEAR;
         }
       }
@@ -495,12 +496,12 @@ struct ChainCommitFunctor {
         }
         // its corrections to the later moves, from its actual positions (NaN for its own atom,
         // whose later moves are decided alone anyway)
-        const PairCoeff *row = c.coeff.data() + tr.type * c.nt1;
+        const PairCoeff *row = c.coeff.data() + tr.type * c.nt1 * c.nterms;
         for (int m = k + 1 + lane; m < count; m += group) {
           extra(m) += index(4 * m) == tr.atom
               ? Kokkos::Experimental::quiet_NaN<double>::value
-              : move_correction(row[index(4 * m + 1)], tr.p_old, tr.p_new, &pos(6 * m), &pos(6 * m + 3),
-                                NearestImageRsq{len});
+              : move_correction(row + index(4 * m + 1) * c.nterms, c.nterms, tr.p_old, tr.p_new, &pos(6 * m),
+                                &pos(6 * m + 3), NearestImageRsq{len});
           accepted(m) = UNDECIDED;
         }
       }

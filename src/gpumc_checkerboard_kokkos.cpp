@@ -171,7 +171,7 @@ void DeviceSystem<DeviceType>::checker_colours(const CheckerGrid &g, const int o
                cold = F::cold_bytes(cb_.cap);
   int hot_level, cold_level;
   scratch_levels(hot, cold, team, hot_level, cold_level);
-  F f{cb_, c_.coeff_view(Real()), c_.row_cutsq, c_.nt1, 0, window_cap, team, warp_group(team), 0, 0, list_rounds,
+  F f{cb_, c_.coeff_view(Real()), c_.row_cutsq, c_.nt1, c_.nterms, 0, window_cap, team, warp_group(team), 0, 0, list_rounds,
       hot_level, cold_level, rng, sweep, dmax};
   using Policy = typename F::Policy;
   auto with_scratch = [](auto p, int hl, int cl, size_t h, size_t c) {

@@ -69,7 +69,7 @@ struct CheckerTrialFunctor {
   CheckerData<DeviceType> d;
   Kokkos::View<PairCoeffT<Real> *, DeviceType> coeff;
   Kokkos::View<double *, DeviceType> row_cutsq;
-  int nt1, colour, window_cap, team;
+  int nt1, nterms, colour, window_cap, team;
   int group;                   // threads that evaluate a trial together: 32 (a CUDA warp) or 1
   int per_team, teams_per_cell;    // trials per team, teams per active cell
   // a group's list of candidates holds list_rounds rounds of them: the candidates of a trial and
@@ -237,7 +237,7 @@ struct CheckerTrialFunctor {
       double part = 0.0;
       if (state(s) == EVALUATED) {
         const Real cutsq = (Real) row_cutsq(itype);
-        const PairCoeffT<Real> *row = coeff.data() + itype * nt1;
+        const PairCoeffT<Real> *row = coeff.data() + itype * nt1 * nterms;
         // Candidates: the staged atoms within rc + h of the midpoint of the old and new positions
         // (h: half the displacement), which holds every atom within rc of either (triangle
         // inequality), at the cost of one distance instead of two. The margin covers rounding;
@@ -257,9 +257,12 @@ struct CheckerTrialFunctor {
             Real p[3];
             int jtype;
             atoms.load(j, p, jtype);
-            const PairCoeffT<Real> pc = row[jtype];
-            part += (double) pair_energy(pc, frame_rsq(un, p));
-            part -= (double) pair_energy(pc, frame_rsq(uo, p));
+            const Real rsq_new = frame_rsq(un, p), rsq_old = frame_rsq(uo, p);
+            for (int term = 0; term < nterms; term++) {
+              const PairCoeffT<Real> pc = row[jtype * nterms + term];
+              part += (double) pair_energy(pc, rsq_new);
+              part -= (double) pair_energy(pc, rsq_old);
+            }
           }
           group_sync(group);    // the list is refilled from its start
           nlisted = 0;
@@ -296,7 +299,8 @@ struct CheckerTrialFunctor {
           int ttype;
           atoms.load(t, was_t, ttype);
           const Real now_t[3] = {nx(t), ny(t), nz(t)};
-          corr = move_correction(coeff(itype * nt1 + ttype), was_t, now_t, uo, un, FrameRsq<Real>{});
+          corr = move_correction(&coeff((itype * nt1 + ttype) * nterms), nterms, was_t, now_t, uo, un,
+                                 FrameRsq<Real>{});
         }
         d.trial_corr((size_t) a * d.corr_cap + checker_pair_entry(s, t)) = corr;
       }

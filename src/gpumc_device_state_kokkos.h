@@ -105,7 +105,8 @@ struct CellData {
   template <class T>
   using View = Kokkos::View<T, DeviceType>;
   Grid g;
-  int nt1;                                 // ntypes + 1: row length of the coefficient table
+  int nt1;                                 // ntypes + 1: pairs in a row of the coefficient table
+  int nterms;                              // terms per pair: pair (i, j)'s from (i * nt1 + j) * nterms
   View<PairCoeff *> coeff;
   View<PairCoeffT<float> *> coeff_f;       // the same in float: pair terms of mixed precision
   View<double *> row_cutsq;                // largest cutoff^2 of each type's row

@@ -15,7 +15,8 @@ template <bool TWO>
 void HostSystem::window_energy(int skip, int itype, const int lo[3], const int span[3], const double p[3],
                                const double q[3], double &ep, double &eq) const
 {
-  const PairCoeff *row = &table_->coeff[itype * (table_->ntypes + 1)];
+  const PairCoeff *row = table_->terms(itype, 0);
+  const int nterms = table_->nterms;
   const double cutsq = row_cutsq_[itype];
   const Window &wz = window_[2][lo[2]], &wy = window_[1][lo[1]], &wx = window_[0][lo[0]];
   const int nz = 2 * REACH + 1 + span[2], ny = 2 * REACH + 1 + span[1];
@@ -62,9 +63,9 @@ void HostSystem::window_energy(int skip, int itype, const int lo[3], const int s
   }
   if (skip_slot >= 0) xs_[skip_slot] = skip_x;
   double sum_p = 0.0, sum_q = 0.0;
-  for (int m = 0; m < np; m++) sum_p += pair_energy(row[bp[m].type], bp[m].rsq);
+  for (int m = 0; m < np; m++) sum_p += pair_energy(row + bp[m].type * nterms, nterms, bp[m].rsq);
   if (TWO)
-    for (int m = 0; m < nq; m++) sum_q += pair_energy(row[bq[m].type], bq[m].rsq);
+    for (int m = 0; m < nq; m++) sum_q += pair_energy(row + bq[m].type * nterms, nterms, bq[m].rsq);
   ep = sum_p;
   eq = sum_q;
 }
@@ -112,18 +113,12 @@ double HostSystem::insertion_energy(int type, const double pos[3]) const
   const int span[3] = {0, 0, 0};
   double e, unused;
   window_energy<false>(-1, type, c, span, pos, nullptr, e, unused);
-  if (!table_->tail.empty()) {
-    // E_tail(N_type + 1) - E_tail(N_type) = (2 sum_j N_j tail_tj + tail_tt) / V
-    double sum = table_->tail_coeff(type, type);
-    for (int j = 1; j <= table_->ntypes; j++) sum += 2.0 * (double) type_count_[j] * table_->tail_coeff(type, j);
-    e += sum / box_.volume();
-  }
-  return e;
+  return e + table_->insertion_count_energy(type, type_count_, box_.volume());
 }
 
 double HostSystem::pair_energy_total() const
 {
-  const int ntp1 = table_->ntypes + 1;
+  const int nterms = table_->nterms;
   double e = 0.0;
   for (int cz = 0; cz < ncell_[2]; cz++)
     for (int cy = 0; cy < ncell_[1]; cy++)
@@ -132,7 +127,7 @@ double HostSystem::pair_energy_total() const
         const int cell = (cz * ncell_[1] + cy) * ncell_[0] + cx;
         for (int a = start_[cell]; a < start_[cell + 1]; a++) {
           const int ia = ids_[a];
-          const PairCoeff *row = &table_->coeff[ts_[a] * ntp1];
+          const PairCoeff *row = table_->terms(ts_[a], 0);
           const double cutsq = row_cutsq_[ts_[a]];
           // each pair once: from the atom with the smaller index (one image is within range)
           for (int kz = 0; kz < 2 * REACH + 1; kz++) {
@@ -147,7 +142,7 @@ double HostSystem::pair_energy_total() const
                   if (ids_[k] <= ia) continue;
                   const double dx = px - xs_[k], dy = py - ys_[k], dz = pz - zs_[k];
                   const double rsq = dx * dx + dy * dy + dz * dz;
-                  if (rsq < cutsq) e += pair_energy(row[ts_[k]], rsq);
+                  if (rsq < cutsq) e += pair_energy(row + ts_[k] * nterms, nterms, rsq);
                 }
               }
             }
@@ -155,16 +150,6 @@ double HostSystem::pair_energy_total() const
         }
       }
   return e;
-}
-
-double HostSystem::tail_energy() const
-{
-  if (table_->tail.empty()) return 0.0;
-  double sum = 0.0;
-  for (int i = 1; i <= table_->ntypes; i++)
-    for (int j = 1; j <= table_->ntypes; j++)
-      sum += (double) type_count_[i] * (double) type_count_[j] * table_->tail_coeff(i, j);
-  return sum / box_.volume();
 }
 
 double HostSystem::canonical_total_energy()

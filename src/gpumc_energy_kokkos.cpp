@@ -11,16 +11,7 @@
 
 namespace gpumc {
 
-template <class DeviceType>
-double DeviceSystem<DeviceType>::tail_sum() const
-{
-  double s = 0.0;
-  for (int i = 1; i <= ntypes_; i++)
-    for (int j = 1; j <= ntypes_; j++) s += (double) type_count_[i] * (double) type_count_[j] * tail_coeff(i, j);
-  return s;
-}
-
-// Total energy (pair + tail) of the current configuration, also stored as the running energy
+// Total energy (pair, tail and self) of the current configuration, also stored as the running energy
 // when `store` is set. Summed in a fixed order for a given cell list.
 template <class DeviceType>
 double DeviceSystem<DeviceType>::total_energy(bool store)
@@ -30,7 +21,7 @@ double DeviceSystem<DeviceType>::total_energy(bool store)
   fetch_box(lo, len);
   ensure_cells();
   double e = pair_energy();
-  e += tail_energy(len[0] * len[1] * len[2]);
+  e += count_energy(len[0] * len[1] * len[2]);
   if (store) set_running_energy(e);
   return e;
 }
@@ -125,7 +116,6 @@ void DeviceSystem<DeviceType>::trial_pair_energy()
 #define GPUMC_INSTANTIATE(D) \
   template double DeviceSystem<D>::pair_energy(); \
   template void DeviceSystem<D>::trial_pair_energy(); \
-  template double DeviceSystem<D>::tail_sum() const; \
   template double DeviceSystem<D>::total_energy(bool store); \
   template double DeviceSystem<D>::canonical_total_energy(); \
   template void DeviceSystem<D>::set_running_energy(double e); \

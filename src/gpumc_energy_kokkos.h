@@ -188,7 +188,7 @@ struct PairEnergyFunctor {
           count += added;
           if (count >= group) {
             group_sync(group);
-            e += pair_energy(c.coeff(lpc[lane]), lrsq[lane]);
+            e += pair_energy(&c.coeff(lpc[lane] * c.nterms), c.nterms, lrsq[lane]);
             group_sync(group);
             if (lane < count - group) {
               lrsq[lane] = lrsq[group + lane];
@@ -201,7 +201,7 @@ struct PairEnergyFunctor {
       }
     }
     group_sync(group);
-    if (lane < count) e += pair_energy(c.coeff(lpc[lane]), lrsq[lane]);
+    if (lane < count) e += pair_energy(&c.coeff(lpc[lane] * c.nterms), c.nterms, lrsq[lane]);
     acc += e;
   }
 };

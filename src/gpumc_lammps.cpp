@@ -10,9 +10,7 @@
 #include "domain.h"
 #include "error.h"
 #include "force.h"
-#include "info.h"
 #include "neighbor.h"
-#include "pair.h"
 #include "utils.h"
 
 #include <algorithm>
@@ -21,88 +19,6 @@
 #include <numeric>
 
 using namespace LAMMPS_NS;
-
-namespace {
-
-// Accelerator variants compute the same energies from the same coefficients.
-const char *const ACCELERATOR_SUFFIXES[] = {"/kk/device", "/kk/host", "/kk", "/omp", "/opt", "/gpu", "/intel"};
-
-std::string base_style(const std::string &style)
-{
-  for (const char *suffix : ACCELERATOR_SUFFIXES) {
-    const std::string s(suffix);
-    if (style.size() > s.size() && style.compare(style.size() - s.size(), s.size(), s) == 0)
-      return style.substr(0, style.size() - s.size());
-  }
-  return style;
-}
-
-double **extract_2d(Pair *pair, const char *name, const std::string &who, Error *error)
-{
-  int dim = 0;
-  auto *ptr = (double **) pair->extract(name, dim);
-  if (!ptr || dim != 2) error->all(FLERR, "{}: cannot read coefficient '{}' from the pair style", who, name);
-  return ptr;
-}
-
-}    // namespace
-
-gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
-{
-  Error *error = lmp->error;
-  Force *force = lmp->force;
-  Pair *pair = force->pair;
-  if (!pair || !force->pair_style || strcmp(force->pair_style, "none") == 0 || strcmp(force->pair_style, "zero") == 0)
-    error->all(FLERR, "{} requires pair style morse or lj/cut", who);
-  const std::string style = base_style(force->pair_style);
-  const bool is_morse = style == "morse";
-  const bool is_lj = style == "lj/cut";
-  if (!is_morse && !is_lj)
-    error->all(FLERR, "{} supports pair styles morse and lj/cut (and their /kk, /omp, /opt, /gpu, /intel variants), not {}",
-               who, force->pair_style);
-
-  const int ntypes = lmp->atom->ntypes;
-  gpumc::PairTable table(ntypes);
-  // Pair::offset_flag is protected; Info::is_active is LAMMPS's public query for it
-  const bool shift = Info(lmp).is_active("pair", "shift");
-  if (pair->tail_flag && is_lj) table.tail.assign((ntypes + 1) * (ntypes + 1), 0.0);
-  const std::string full_style = force->pair_style;
-  if (shift && is_morse && full_style.find("/kk") != std::string::npos && lmp->comm->me == 0)
-    error->warning(FLERR, "{}: pair style {} of LAMMPS 4Feb2025 ignores pair_modify shift (fixed upstream in "
-                   "lammps/lammps#5182): thermo pe omits the offsets, while GPUMC's energies include them as pair "
-                   "style morse does", who, full_style);
-  if (pair->tail_flag && is_morse && lmp->comm->me == 0)
-    error->warning(FLERR, "{}: pair style morse has no tail correction in LAMMPS; 'pair_modify tail yes' adds nothing", who);
-
-  // The styles keep their coefficients for i <= j only (lj/cut never mirrors epsilon and sigma
-  // to [j][i]), so read the upper triangle and mirror it.
-  auto set_pair = [&](int i, int j, const gpumc::PairCoeff &c, double tail) {
-    table.at(i, j) = table.at(j, i) = c;
-    if (!table.tail.empty()) table.tail[i * (ntypes + 1) + j] = table.tail[j * (ntypes + 1) + i] = tail;
-  };
-  if (is_lj) {
-    double **eps = extract_2d(pair, "epsilon", who, error);
-    double **sig = extract_2d(pair, "sigma", who, error);
-    for (int i = 1; i <= ntypes; i++)
-      for (int j = i; j <= ntypes; j++) {
-        const double cut = std::sqrt(pair->cutsq[i][j]);
-        const double tail = gpumc::lj_cut_tail_coeff(eps[i][j], sig[i][j], cut);
-        if (!table.tail.empty() && !std::isfinite(tail))
-          error->all(FLERR, "{}: pair_modify tail yes with a cutoff of {} for types {} {}: the tail correction is "
-                     "infinite", who, cut, i, j);
-        set_pair(i, j, gpumc::make_lj_cut(eps[i][j], sig[i][j], cut, shift), tail);
-      }
-  } else {
-    double **d0 = extract_2d(pair, "d0", who, error);
-    double **alpha = extract_2d(pair, "alpha", who, error);
-    double **r0 = extract_2d(pair, "r0", who, error);
-    for (int i = 1; i <= ntypes; i++)
-      for (int j = i; j <= ntypes; j++)
-        set_pair(i, j, gpumc::make_morse(d0[i][j], alpha[i][j], r0[i][j], std::sqrt(pair->cutsq[i][j]), shift), 0.0);
-  }
-  table.finalize();
-  return table;
-}
 
 bool GPUMC::parse_precision(LAMMPS *lmp, const std::string &who, const char *value)
 {
@@ -231,10 +147,11 @@ uint64_t GPUMC::fingerprint(LAMMPS *lmp, uint64_t configuration, const gpumc::Pa
   fnv1a(h, lmp->domain->boxlo, 3 * sizeof(double));
   fnv1a(h, lmp->domain->boxhi, 3 * sizeof(double));
   for (const auto &c : table.coeff) {
-    const double v[6] = {(double) c.kind, c.cutsq, c.a, c.b, c.c, c.offset};
+    const double v[8] = {(double) c.kind, c.cutsq, c.a, c.b, c.c, c.d, c.e, c.offset};
     fnv1a(h, v, sizeof(v));
   }
   fnv1a(h, table.tail.data(), table.tail.size() * sizeof(double));
+  fnv1a(h, table.self.data(), table.self.size() * sizeof(double));
   return h;
 }
 

@@ -1,32 +1,51 @@
-// Pair potentials GPUMC samples with, written term for term as LAMMPS evaluates them
-// (pair_lj_cut.cpp, pair_morse.cpp) so that energies agree with `compute pe`.
-// The one definition of each potential for every style and backend.
+// Pair potentials GPUMC samples with, written term for term as LAMMPS evaluates them (the pair
+// styles' compute()), so that energies agree with `compute pe`. The one definition of each
+// potential for every style and backend. Adding a LAMMPS pair style: a PairKind and its energy
+// here, and a reader of the style's coefficients in gpumc_pair_styles.cpp.
 #pragma once
 
 #include "gpumc_portability.h"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 namespace gpumc {
 
-enum PairKind : int { PAIR_NONE = 0, PAIR_LJ_CUT = 1, PAIR_MORSE = 2 };
+// The kinds of pair terms. Coulomb terms carry the charge product of their type pair (GPUMC
+// requires one charge per atom type), so every term depends on the two types and r alone.
+enum PairKind : int {
+  PAIR_NONE = 0,
+  PAIR_LJ_CUT = 1,      // a = lj3 (4 eps sigma^12), b = lj4 (4 eps sigma^6)
+  PAIR_MORSE = 2,       // a = D0, b = alpha, c = r0
+  PAIR_BORN = 3,        // a = A, b = 1/rho, c = sigma, d = C, e = D
+  PAIR_BUCK = 4,        // a = A, b = 1/rho, c = C
+  PAIR_MIE = 5,         // a = mie3, b = mie4, c = gamma_rep / 2, d = gamma_att / 2
+  PAIR_YUKAWA = 6,      // a = A, b = kappa
+  PAIR_SOFT = 7,        // a = A, b = cutoff
+  PAIR_COUL_CUT = 8,    // a = qqrd2e q_i q_j (times coul/cut's scale)
+  PAIR_COUL_DSF = 9,    // a = qqrd2e q_i q_j, b = alpha, c = e_shift, d = f_shift; erfc by the
+                        // polynomial of coul/dsf and lj/cut/coul/dsf
+  PAIR_COUL_ERFC = 10,  // the same with the math library's erfc: coul/wolf and its kin (d = 0),
+                        // born/coul/dsf
+};
 
-// One (itype, jtype) interaction. lj/cut: a = 4 eps sigma^12, b = 4 eps sigma^6.
-// morse: a = D0, b = alpha, c = r0. offset is the energy at the cutoff under
-// `pair_modify shift yes`, else 0. Real is double, or float for the pair terms of the mixed
-// precision kernels (converted from the double table, so both evaluate the same formula).
-// 16-byte aligned, so that a GPU loads a pair's coefficients as whole vectors.
+// One term of a type pair's interaction, with the parameters listed at its kind. offset is what
+// LAMMPS subtracts from the term (the energy at the cutoff under `pair_modify shift yes`, else
+// 0). Real is double, or float for the pair terms of the mixed precision kernels (converted from
+// the double table, so both evaluate the same formula). 16-byte aligned, so that a GPU loads a
+// term as whole vectors (32 bytes in float).
 template <class Real>
 struct alignas(16) PairCoeffT {
   int kind = PAIR_NONE;
-  Real cutsq = 0, a = 0, b = 0, c = 0;
+  Real cutsq = 0, a = 0, b = 0, c = 0, d = 0, e = 0;
   Real offset = 0;
 
   PairCoeffT() = default;
   template <class Other>
   explicit PairCoeffT(const PairCoeffT<Other> &o) :
-      kind(o.kind), cutsq((Real) o.cutsq), a((Real) o.a), b((Real) o.b), c((Real) o.c), offset((Real) o.offset)
+      kind(o.kind), cutsq((Real) o.cutsq), a((Real) o.a), b((Real) o.b), c((Real) o.c), d((Real) o.d),
+      e((Real) o.e), offset((Real) o.offset)
   {
   }
 };
@@ -54,23 +73,73 @@ GPUMC_INLINE float real_sqrt(float x)
   return sqrtf(x);
 #endif
 }
+GPUMC_INLINE double real_pow(double x, double y) { return pow(x, y); }
+GPUMC_INLINE float real_pow(float x, float y) { return powf(x, y); }
+GPUMC_INLINE double real_cos(double x) { return cos(x); }
+GPUMC_INLINE float real_cos(float x) { return cosf(x); }
+GPUMC_INLINE double real_erfc(double x) { return erfc(x); }
+GPUMC_INLINE float real_erfc(float x) { return erfcf(x); }
+
+// The complementary error function of LAMMPS's coul/dsf (ewald_const.h: Abramowitz and Stegun
+// 7.1.26, relative error about 1e-7), which its energies contain.
+template <class Real>
+GPUMC_INLINE Real dsf_erfc(Real x, Real erfcd)
+{
+  const Real t = Real(1) / (Real(1) + Real(0.3275911) * x);
+  return t * (Real(0.254829592) +
+              t * (Real(-0.284496736) + t * (Real(1.421413741) + t * (Real(-1.453152027) + t * Real(1.061405429))))) *
+      erfcd;
+}
 
 template <class Real>
 GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
 {
-  if (p.kind == PAIR_LJ_CUT) {
-    const Real r2inv = Real(1) / rsq;
-    const Real r6inv = r2inv * r2inv * r2inv;
-    return r6inv * (p.a * r6inv - p.b);
+  switch (p.kind) {
+    case PAIR_LJ_CUT: {
+      const Real r2inv = Real(1) / rsq;
+      const Real r6inv = r2inv * r2inv * r2inv;
+      return r6inv * (p.a * r6inv - p.b);
+    }
+    case PAIR_MORSE: {
+      const Real dexp = real_exp(-p.b * (real_sqrt(rsq) - p.c));
+      return p.a * (dexp * dexp - Real(2) * dexp);
+    }
+    case PAIR_BORN: {
+      const Real r2inv = Real(1) / rsq;
+      const Real r6inv = r2inv * r2inv * r2inv;
+      const Real rexp = real_exp((p.c - real_sqrt(rsq)) * p.b);
+      return p.a * rexp - p.d * r6inv + p.e * r6inv * r2inv;
+    }
+    case PAIR_BUCK: {
+      const Real r2inv = Real(1) / rsq;
+      const Real r6inv = r2inv * r2inv * r2inv;
+      return p.a * real_exp(-real_sqrt(rsq) * p.b) - p.c * r6inv;
+    }
+    case PAIR_MIE: {
+      const Real r2inv = Real(1) / rsq;
+      return p.a * real_pow(r2inv, p.c) - p.b * real_pow(r2inv, p.d);
+    }
+    case PAIR_YUKAWA: {
+      const Real r = real_sqrt(rsq);
+      return p.a * real_exp(-p.b * r) * (Real(1) / r);
+    }
+    case PAIR_SOFT: {
+      const Real arg = Real(M_PI) * real_sqrt(rsq) / p.b;
+      return p.a * (Real(1) + real_cos(arg));
+    }
+    case PAIR_COUL_CUT: return p.a * real_sqrt(Real(1) / rsq);
+    case PAIR_COUL_DSF:
+    case PAIR_COUL_ERFC: {
+      const Real r = real_sqrt(rsq);
+      const Real prefactor = p.a / r;
+      const Real erfcc = p.kind == PAIR_COUL_DSF ? dsf_erfc(p.b * r, real_exp(-p.b * p.b * rsq)) : real_erfc(p.b * r);
+      return prefactor * (erfcc - r * p.c - rsq * p.d);
+    }
+    default: return Real(0);
   }
-  if (p.kind == PAIR_MORSE) {
-    const Real dexp = real_exp(-p.b * (real_sqrt(rsq) - p.c));
-    return p.a * (dexp * dexp - Real(2) * dexp);
-  }
-  return Real(0);
 }
 
-// Energy of a pair at squared distance rsq; zero at and beyond the cutoff.
+// Energy of one term at squared distance rsq; zero at and beyond its cutoff.
 template <class Real>
 GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, Real rsq)
 {
@@ -85,6 +154,17 @@ GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, Real rsq)
 #endif
 }
 
+// Energy of a type pair: the sum of its nterms terms (a pair style's, such as the Lennard-Jones
+// and the Coulomb term of lj/cut/coul/cut, or those of hybrid/overlay's sub-styles). Most tables
+// have one term per pair.
+template <class Real>
+GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> *terms, int nterms, Real rsq)
+{
+  Real e = pair_energy(terms[0], rsq);
+  for (int t = 1; t < nterms; t++) e += pair_energy(terms[t], rsq);
+  return e;
+}
+
 // The correction that an accepted move of one atom (from was to now) makes to the energy change
 // of a move of another (from p_old to p_new): the pair terms of the first atom's new position
 // replace those of its old one in both of the second's energies. Pair terms in precision Real,
@@ -92,11 +172,17 @@ GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, Real rsq)
 // periodic box for the sequential chain, the plain distance in a checkerboard cell's frame). The
 // one definition for every kernel that corrects evaluated moves.
 template <class Real, class Rsq>
+GPUMC_INLINE double move_correction(const PairCoeffT<Real> *terms, int nterms, const Real was[3], const Real now[3],
+                                    const Real p_old[3], const Real p_new[3], const Rsq &rsq)
+{
+  return (double) pair_energy(terms, nterms, rsq(p_new, now)) - (double) pair_energy(terms, nterms, rsq(p_new, was)) -
+      (double) pair_energy(terms, nterms, rsq(p_old, now)) + (double) pair_energy(terms, nterms, rsq(p_old, was));
+}
+template <class Real, class Rsq>
 GPUMC_INLINE double move_correction(const PairCoeffT<Real> &pc, const Real was[3], const Real now[3], const Real p_old[3],
                                     const Real p_new[3], const Rsq &rsq)
 {
-  return (double) pair_energy(pc, rsq(p_new, now)) - (double) pair_energy(pc, rsq(p_new, was)) -
-      (double) pair_energy(pc, rsq(p_old, now)) + (double) pair_energy(pc, rsq(p_old, was));
+  return move_correction(&pc, 1, was, now, p_old, p_new, rsq);
 }
 
 // Squared distance within one frame (a checkerboard cell's, which holds every pair in range as it
@@ -142,9 +228,10 @@ inline PairCoeff make_morse(double d0, double alpha, double r0, double cut, bool
   return p;
 }
 
-// Long-range (tail) correction of lj/cut as `pair_modify tail yes` applies it:
-// E_tail = (1/V) sum over ordered type pairs (i,j) of N_i N_j tail_ij.
-// LAMMPS's morse style has none.
+// Long-range (tail) corrections as `pair_modify tail yes` applies them:
+// E_tail = (1/V) sum over ordered type pairs (i,j) of N_i N_j tail_ij, where tail_ij is LAMMPS's
+// etail_ij (init_one) over N_i N_j. LAMMPS's morse, yukawa, soft, born/coul/dsf, born/coul/wolf
+// and Coulomb styles have none.
 inline double lj_cut_tail_coeff(double epsilon, double sigma, double cut)
 {
   const double sig6 = std::pow(sigma, 6.0);
@@ -154,23 +241,97 @@ inline double lj_cut_tail_coeff(double epsilon, double sigma, double cut)
   return 8.0 * M_PI * epsilon * sig6 * (sig6 - 3.0 * rc6) / (9.0 * rc9);
 }
 
+// born (d = 0: buck)
+inline double born_tail_coeff(double a, double rho, double sigma, double c, double d, double cut)
+{
+  const double rc2 = cut * cut, rc3 = rc2 * cut, rc5 = rc3 * rc2;
+  return 2.0 * M_PI *
+      (a * std::exp((sigma - cut) / rho) * rho * (rc2 + 2.0 * rho * cut + 2.0 * rho * rho) - c / (3.0 * rc3) +
+       d / (5.0 * rc5));
+}
+
+inline double mie_tail_coeff(double cmie, double epsilon, double sigma, double gam_rep, double gam_att, double cut)
+{
+  const double sig_att = std::pow(sigma, gam_att), sig_rep = std::pow(sigma, gam_rep);
+  const double rc_att = std::pow(cut, gam_att - 3.0), rc_rep = std::pow(cut, gam_rep - 3.0);
+  return cmie * 2.0 * M_PI * epsilon * (sig_rep / ((gam_rep - 3.0) * rc_rep) - sig_att / ((gam_att - 3.0) * rc_att));
+}
+
+// The self energy of an atom of charge q under DSF or Wolf Coulomb (LAMMPS's coul/dsf,
+// coul/wolf and their kin tally it for every atom): -(e_shift / 2 + alpha / sqrt(pi)) q^2 qqrd2e.
+inline double coul_self_energy(double e_shift, double alpha, double q, double qqrd2e)
+{
+  const double sqrt_pi = 1.77245385090551602729;    // LAMMPS's MY_PIS
+  return -(e_shift / 2.0 + alpha / sqrt_pi) * q * q * qqrd2e;
+}
+
 // Interactions of all type pairs in LAMMPS numbering (1..ntypes; row and column 0 unused).
 struct PairTable {
   int ntypes = 0;
-  std::vector<PairCoeff> coeff;    // (ntypes+1)^2
+  int nterms = 1;                  // terms per type pair (PAIR_NONE where a pair has fewer)
+  std::vector<PairCoeff> coeff;    // (ntypes+1)^2 * nterms: the terms of pair (i,j) one after another
   std::vector<double> tail;        // (ntypes+1)^2 tail_ij; empty: no tail correction
+  std::vector<double> self;        // ntypes+1 self energies of an atom of each type; empty: none
+  // ntypes+1 charges of each type, where there are Coulomb terms (else empty); NaN for a type
+  // with no atoms, whose charge is unknown (its Coulomb terms are 0)
+  std::vector<double> charge;
   double cut_max = 0.0;            // largest cutoff of any pair
 
-  explicit PairTable(int ntypes_ = 0) : ntypes(ntypes_), coeff((ntypes_ + 1) * (ntypes_ + 1)) {}
-  PairCoeff &at(int i, int j) { return coeff[i * (ntypes + 1) + j]; }
-  const PairCoeff &at(int i, int j) const { return coeff[i * (ntypes + 1) + j]; }
+  explicit PairTable(int ntypes_ = 0, int nterms_ = 1) :
+      ntypes(ntypes_), nterms(nterms_), coeff((size_t) (ntypes_ + 1) * (ntypes_ + 1) * nterms_)
+  {
+  }
+  int pair_index(int i, int j) const { return (i * (ntypes + 1) + j) * nterms; }
+  PairCoeff &at(int i, int j, int term = 0) { return coeff[pair_index(i, j) + term]; }
+  const PairCoeff &at(int i, int j, int term = 0) const { return coeff[pair_index(i, j) + term]; }
+  const PairCoeff *terms(int i, int j) const { return &coeff[pair_index(i, j)]; }
   double tail_coeff(int i, int j) const { return tail.empty() ? 0.0 : tail[i * (ntypes + 1) + j]; }
+  double self_energy(int type) const { return self.empty() ? 0.0 : self[type]; }
+
+  // Largest cutoff^2 of any term of type i with any type.
+  double row_cutsq(int i) const
+  {
+    double r = 0.0;
+    for (int j = 1; j <= ntypes; j++)
+      for (int t = 0; t < nterms; t++)
+        if (at(i, j, t).kind != PAIR_NONE && at(i, j, t).cutsq > r) r = at(i, j, t).cutsq;
+    return r;
+  }
+
+  // The energy that depends only on the numbers of atoms of each type (count, ntypes+1) and on
+  // the volume: the tail correction, tail_sum / V, and the self energies, self_sum.
+  double tail_sum(const std::vector<long> &count) const
+  {
+    double s = 0.0;
+    for (int i = 1; i <= ntypes && !tail.empty(); i++)
+      for (int j = 1; j <= ntypes; j++) s += (double) count[i] * (double) count[j] * tail_coeff(i, j);
+    return s;
+  }
+  double self_sum(const std::vector<long> &count) const
+  {
+    double s = 0.0;
+    for (int i = 1; i <= ntypes && !self.empty(); i++) s += (double) count[i] * self[i];
+    return s;
+  }
+  double count_energy(const std::vector<long> &count, double volume) const
+  {
+    return tail_sum(count) / volume + self_sum(count);
+  }
+  // Its change when an atom of the given type is added:
+  // E_tail(N_type + 1) - E_tail(N_type) = (2 sum_j N_j tail_tj + tail_tt) / V, and one self energy.
+  double insertion_count_energy(int type, const std::vector<long> &count, double volume) const
+  {
+    double sum = tail_coeff(type, type);
+    for (int j = 1; j <= ntypes && !tail.empty(); j++) sum += 2.0 * (double) count[j] * tail_coeff(type, j);
+    return sum / volume + self_energy(type);
+  }
+  // Whether any of these depends on the type counts.
+  bool counts_matter() const { return !tail.empty() || !self.empty(); }
 
   void finalize()
   {
     cut_max = 0.0;
-    for (const auto &c : coeff)
-      if (c.kind != PAIR_NONE && c.cutsq > cut_max * cut_max) cut_max = std::sqrt(c.cutsq);
+    for (int i = 1; i <= ntypes; i++) cut_max = std::max(cut_max, std::sqrt(row_cutsq(i)));
   }
 };
 

@@ -11,9 +11,7 @@ HostSystem::HostSystem(PairTable table)
 {
   table.finalize();
   row_cutsq_.assign(table.ntypes + 1, 0.0);
-  for (int i = 1; i <= table.ntypes; i++)
-    for (int j = 1; j <= table.ntypes; j++)
-      row_cutsq_[i] = std::max(row_cutsq_[i], table.at(i, j).cutsq);
+  for (int i = 1; i <= table.ntypes; i++) row_cutsq_[i] = table.row_cutsq(i);
   table_ = std::make_shared<const PairTable>(std::move(table));
 }
 

@@ -54,8 +54,9 @@ class HostSystem {
   const std::vector<int> &image_shifts() const { return image_shift_; }
 
   double pair_energy_total() const;
-  double tail_energy() const;
-  double total_energy() const { return pair_energy_total() + tail_energy(); }
+  // the part that depends only on the type counts and the volume (tail, self energies)
+  double count_energy() const { return table_->count_energy(type_count_, box_.volume()); }
+  double total_energy() const { return pair_energy_total() + count_energy(); }
   // Total energy summed in an order that depends only on the positions (cells rebuilt in atom
   // order first), so that a chain split by a restart sums exactly as an unbroken one.
   double canonical_total_energy();
@@ -64,7 +65,7 @@ class HostSystem {
   double particle_energy(int i, const double pos[3]) const;
   // Energy change of moving atom i to new_pos (inside the box).
   double move_energy_change(int i, const double new_pos[3]) const;
-  // Energy change of inserting a test particle of the given type at pos (pair + tail).
+  // Energy change of inserting a test particle of the given type at pos (pair, tail and self).
   double insertion_energy(int type, const double pos[3]) const;
 
   // Wrap pos into the box, adding the images crossed to shift.

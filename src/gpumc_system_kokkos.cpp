@@ -20,6 +20,7 @@ DeviceSystem<DeviceType>::DeviceSystem(const PairTable &table, int team_size, bo
   ntypes_ = table.ntypes;
   cut_max_ = table.cut_max;
   c_.nt1 = ntypes_ + 1;
+  c_.nterms = table.nterms;
   c_.coeff = View<PairCoeff *>("gpumc:coeff", table.coeff.size());
   auto h_coeff = Kokkos::create_mirror_view(c_.coeff);
   for (size_t k = 0; k < table.coeff.size(); k++) h_coeff(k) = table.coeff[k];
@@ -30,13 +31,10 @@ DeviceSystem<DeviceType>::DeviceSystem(const PairTable &table, int team_size, bo
   Kokkos::deep_copy(c_.coeff_f, h_coeff_f);
   c_.row_cutsq = View<double *>("gpumc:row_cutsq", ntypes_ + 1);
   auto h_row = Kokkos::create_mirror_view(c_.row_cutsq);
-  for (int i = 0; i <= ntypes_; i++) {
-    h_row(i) = 0.0;
-    for (int j = 1; j <= ntypes_ && i > 0; j++) h_row(i) = std::max(h_row(i), table.at(i, j).cutsq);
-  }
+  for (int i = 0; i <= ntypes_; i++) h_row(i) = i > 0 ? table.row_cutsq(i) : 0.0;
   Kokkos::deep_copy(c_.row_cutsq, h_row);
   row_cutsq_.assign(h_row.data(), h_row.data() + ntypes_ + 1);
-  tail_ = table.tail;
+  table_ = table;
   c_.scalar = View<double *>("gpumc:scalars", DS_COUNT);
   c_.counter = View<long *>("gpumc:counters", DC_COUNT);
 }
@@ -60,9 +58,9 @@ void DeviceSystem<DeviceType>::set_configuration(View<double *[3]> x, View<int *
   }
   Kokkos::deep_copy(c_.scalar, h_scalar);
   box_synced_ = true;
-  // type counts for the tail correction, counted on the device
+  // type counts for the tail correction and self energies, counted on the device
   type_count_.assign(ntypes_ + 1, 0);
-  if (!tail_.empty()) {
+  if (table_.counts_matter()) {
     Kokkos::View<long *, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> counts(type_count_.data(), ntypes_ + 1);
     Kokkos::parallel_reduce("gpumc:type_count", Kokkos::RangePolicy<ExecSpace>(0, natoms_),
                             kk::TypeCountFunctor<DeviceType>{(unsigned) ntypes_ + 1, type}, counts);

@@ -100,8 +100,9 @@ class DeviceSystem {
 
   // ---- energies (gpumc_energy_kokkos.cpp) ----
 
-  double tail_energy(double volume) const { return tail_.empty() ? 0.0 : tail_sum() / volume; }
-  // Total energy (pair + tail) of the current configuration, also stored as the running energy
+  // the part that depends only on the type counts and the volume (tail, self energies)
+  double count_energy(double volume) const { return table_.count_energy(type_count_, volume); }
+  // Total energy (pair, tail and self) of the current configuration, also stored as the running energy
   // when `store` is set. Summed in a fixed order for a given cell list.
   double total_energy(bool store);
   // Total energy summed in an order that depends only on the positions: cells rebuilt (each
@@ -135,7 +136,7 @@ class DeviceSystem {
   EngineOptions options_;
   double cut_max_ = 0.0;
   double box_lo_[3] = {0, 0, 0}, box_len_[3] = {0, 0, 0};    // the host's copy of the box
-  std::vector<double> tail_;
+  PairTable table_;                  // the host's copy of the interactions
   std::vector<double> row_cutsq_;    // the host's copy of c_.row_cutsq
   std::vector<long> type_count_;
   kk::CellData<DeviceType> c_;
@@ -185,8 +186,6 @@ class DeviceSystem {
     if constexpr (cuda_space()) return team % 32 == 0 ? 32 : 1;
     return 1;
   }
-  double tail_coeff(int i, int j) const { return tail_[i * (ntypes_ + 1) + j]; }
-  double tail_sum() const;
 
   // cell list (gpumc_cell_list_kokkos.cpp)
   View<double *[3]> atom_positions();

@@ -18,7 +18,7 @@ void DeviceSystem<DeviceType>::volume_trial(int scheme, double step, double beta
   using F = kk::VolumeFunctor<DeviceType>;
   ensure_energy_copy();    // commit reads the trial's positions from the energy's copy
   F f{c_, rng, move, scheme, step, 2.0 * cut_max_, beta, pressure_energy, (double) natoms_,
-      tail_.empty() ? 0.0 : tail_sum()};
+      table_.tail_sum(type_count_), table_.self_sum(type_count_)};
   Kokkos::parallel_for("gpumc:volume_propose", light(Kokkos::RangePolicy<ExecSpace, typename F::TagPropose>(0, 1)), f);
   trial_pair_energy();    // of the scaled configuration
   Kokkos::parallel_for("gpumc:volume_accept", light(Kokkos::RangePolicy<ExecSpace, typename F::TagAccept>(0, 1)), f);

@@ -19,7 +19,8 @@ struct VolumeFunctor {
   CounterRNG rng{0, 0};
   uint64_t move;
   int scheme;
-  double step, min_side, beta, pressure_energy, natoms, tail;
+  double step, min_side, beta, pressure_energy, natoms;
+  double tail, self;    // tail correction times V, and the self energies (PairTable)
 
   KOKKOS_INLINE_FUNCTION void operator()(TagPropose, const int) const
   {
@@ -52,7 +53,7 @@ struct VolumeFunctor {
     if (!c.counter(DC_TRIAL_ACTIVE)) return;
     const double v_old = c.scalar(DS_LEN) * c.scalar(DS_LEN + 1) * c.scalar(DS_LEN + 2);
     const double v_new = c.scalar(DS_TRIAL_LEN) * c.scalar(DS_TRIAL_LEN + 1) * c.scalar(DS_TRIAL_LEN + 2);
-    const double e_new = c.scalar(DS_TRIAL_ENERGY) + tail / v_new;
+    const double e_new = c.scalar(DS_TRIAL_ENERGY) + tail / v_new + self;
     const double lr =
         volume_log_ratio(beta, e_new - c.scalar(DS_ENERGY), pressure_energy, v_old, v_new, natoms, scheme);
     if (metropolis_accept(lr, c.scalar(DS_TRIAL_U))) {

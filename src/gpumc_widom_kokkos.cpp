@@ -34,12 +34,7 @@ double DeviceSystem<DeviceType>::widom(int type, double beta, const CounterRNG &
     a.len[d] = box_len_[d];
     a.width[d] = a.len[d] / (g.n[d] * a.split);
   }
-  a.tail_shift = 0.0;
-  if (!tail_.empty()) {
-    double sum = tail_coeff(type, type);
-    for (int j = 1; j <= ntypes_; j++) sum += 2.0 * (double) type_count_[j] * tail_coeff(type, j);
-    a.tail_shift = sum / (a.len[0] * a.len[1] * a.len[2]);
-  }
+  a.count_shift = table_.insertion_count_energy(type, type_count_, a.len[0] * a.len[1] * a.len[2]);
   a.type = type;
   a.beta = beta;
   a.block = block;
@@ -69,7 +64,7 @@ double DeviceSystem<DeviceType>::widom_tiled(const kk::WidomArgs &a, const Count
   f.cap = std::max(most, 1);
   const int team = widom_team();
   double sum = 0.0;
-  const size_t bytes = F::scratch_bytes(f.cap, c_.nt1);
+  const size_t bytes = F::scratch_bytes(f.cap, c_.nt1 * c_.nterms);
   f.level = bytes <= TeamPolicy::scratch_size_max(0) ? 0 : 1;
   const char *label = std::is_same<Real, float>::value ? "gpumc:widom_tiled_mixed" : "gpumc:widom_tiled";
   if constexpr (std::is_same<Real, float>::value) {

@@ -11,7 +11,7 @@ namespace kk {
 // split^3 boxes of equal volume (split 1 to 3). Insertion g is at a uniform point of box
 // g mod nboxes, numbered (block, g); box b is part b mod split^3 (x fastest) of cell b / split^3.
 struct WidomArgs {
-  double lo[3], len[3], width[3], tail_shift, beta;    // width: of an insertion box
+  double lo[3], len[3], width[3], count_shift, beta;    // width: of an insertion box
   int type, split;
   uint64_t block, per_box;
   long nboxes;
@@ -53,7 +53,7 @@ struct WidomSimpleFunctor {
     int cc[3];
     widom_box(c.g, a, (long) ((uint64_t) gidx % (uint64_t) a.nboxes), cc, corner);
     widom_point(a, rng, (uint64_t) gidx, corner, p);
-    const PairCoeff *row = c.coeff.data() + a.type * c.nt1;
+    const PairCoeff *row = c.coeff.data() + a.type * c.nt1 * c.nterms;
     const double cutsq = c.row_cutsq(a.type);
     const int nw[3] = {2 * REACH + 1, 2 * REACH + 1, 2 * REACH + 1};
     double e = 0.0;
@@ -64,10 +64,10 @@ struct WidomSimpleFunctor {
         const int k = cell * c.g.cap + s;
         const double dx = p[0] - c.sx(k) - sh[0], dy = p[1] - c.sy(k) - sh[1], dz = p[2] - c.sz(k) - sh[2];
         const double rsq = dx * dx + dy * dy + dz * dz;
-        if (rsq < cutsq) e += pair_energy(row[c.stype(k)], rsq);
+        if (rsq < cutsq) e += pair_energy(row + c.stype(k) * c.nterms, c.nterms, rsq);
       }
     }
-    acc += exp(-a.beta * (e + a.tail_shift));
+    acc += exp(-a.beta * (e + a.count_shift));
   }
 };
 
@@ -95,10 +95,11 @@ struct WidomTiledFunctor {
   int cap = 0;       // most atoms any box stages
   int level = 0;     // scratch level
 
-  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int cap, int nt1)
+  // row_terms: the terms of a row of the coefficient table (nt1 * nterms)
+  KOKKOS_INLINE_FUNCTION static size_t scratch_bytes(int cap, int row_terms)
   {
     using C = ScratchCarver;
-    return StagedAtoms<Real>::bytes(cap) + C::bytes<int>(NW + 1) + C::bytes<PairCoeffT<Real>>(nt1);
+    return StagedAtoms<Real>::bytes(cap) + C::bytes<int>(NW + 1) + C::bytes<PairCoeffT<Real>>(row_terms);
   }
 
   // Whether the atom in cell slot k, at periodic shift sh, is within reach of the box whose corner
@@ -160,13 +161,13 @@ struct WidomTiledFunctor {
     double corner[3];
     widom_box(c.g, a, b, c0, corner);
     const int nw[3] = {W, W, W};
-    const int nt1 = c.nt1;
-    ScratchCarver carve{(char *) tm.team_scratch(level).get_shmem_aligned(scratch_bytes(cap, nt1),
+    const int nterms = c.nterms, row_terms = c.nt1 * nterms;
+    ScratchCarver carve{(char *) tm.team_scratch(level).get_shmem_aligned(scratch_bytes(cap, row_terms),
                                                                            ScratchCarver::ALIGN)};
     StagedAtoms<Real> atoms;
     atoms.carve(carve, cap);
     int *offset = carve.take<int>(NW + 1);
-    PairCoeffT<Real> *row = carve.take<PairCoeffT<Real>>(nt1);
+    PairCoeffT<Real> *row = carve.take<PairCoeffT<Real>>(row_terms);
     if constexpr (ON_CHIP) {
       atoms.to_shared();
       offset = as_shared(offset);
@@ -182,8 +183,8 @@ struct WidomTiledFunctor {
       part += n;
       if (final && w == NW - 1) offset[NW] = part;
     });
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, nt1),
-                         [&](const int t) { row[t] = c.coeff_view(Real())(a.type * nt1 + t); });
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, row_terms),
+                         [&](const int t) { row[t] = c.coeff_view(Real())(a.type * row_terms + t); });
     tm.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, NW), [&](const int w) {
       double sh[3], r[3];
@@ -213,14 +214,14 @@ struct WidomTiledFunctor {
             int jtype[CANDIDATE_ROUNDS];
             for (int u = 0; u < CANDIDATE_ROUNDS; u++) rsq[u] = staged_distance_sq(atoms, j + u, q, jtype[u]);
             for (int u = 0; u < CANDIDATE_ROUNDS; u++)
-              if (rsq[u] < cutsq) e += (double) pair_energy(row[jtype[u]], rsq[u]);
+              if (rsq[u] < cutsq) e += (double) pair_energy(row + jtype[u] * nterms, nterms, rsq[u]);
           }
           for (; j < nstaged; j++) {
             int jtype;
             const Real rsq = staged_distance_sq(atoms, j, q, jtype);
-            if (rsq < cutsq) e += (double) pair_energy(row[jtype], rsq);
+            if (rsq < cutsq) e += (double) pair_energy(row + jtype * nterms, nterms, rsq);
           }
-          part += exp(-a.beta * (e + a.tail_shift));
+          part += exp(-a.beta * (e + a.count_shift));
         },
         team_sum);
     Kokkos::single(Kokkos::PerTeam(tm), [&]() { acc += team_sum; });

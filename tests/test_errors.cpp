@@ -67,18 +67,24 @@ std::vector<BadInput> bad_inputs()
        "tune takes yes, no, always or a timestep >= 0, not maybe"},
       // a zero cutoff makes lj/cut's tail correction infinite, not the configuration's energy
       {"tail_zero_cutoff", lj + "pair_coeff 1 2 1.0 1.0 0.0\npair_modify tail yes\n", "fix mc all gpumc/nvt 1 1.0 5\nrun 0",
-       "pair_modify tail yes with a cutoff of 0 for types 1 2: the tail correction is infinite"},
+       "pair_modify tail yes with a cutoff of 0 for types 1 2 (pair style lj/cut): the tail correction is infinite"},
       // unsupported setups, found at init
-      {"pair_style_coulomb", "units lj\natom_style charge\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
-                             "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut/coul/cut 2.5\n"
-                             "pair_coeff * * 1.0 1.0\nset type 1 charge 0.0\n",
-       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "supports pair styles morse and lj/cut"},
-      {"pair_style_hybrid", lj + "pair_style hybrid lj/cut 2.5 morse 2.5\npair_coeff * * lj/cut 1.0 1.0\n"
-                                 "pair_coeff 1 2 morse 1.0 1.0 1.0\n",
-       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "not hybrid"},
+      {"pair_style_unsupported", lj + "pair_style zbl 1.0 2.0\npair_coeff * * 1.0 1.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "does not support pair style zbl; it supports born, born/coul/dsf"},
+      {"pair_style_hybrid", lj + "pair_style hybrid lj/cut 2.5 zbl 1.0 2.0\npair_coeff * * lj/cut 1.0 1.0\n"
+                                 "pair_coeff 1 2 zbl 1.0 1.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "does not support pair style zbl (a sub-style of hybrid)"},
+      {"pair_style_hybrid_scaled", lj + "pair_style hybrid/scaled 0.5 lj/cut 2.5 0.5 lj/cut 2.5\n"
+                                        "pair_coeff * * lj/cut 1 1.0 1.0\npair_coeff * * lj/cut 2 1.0 1.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "does not support pair style hybrid/scaled"},
+      // Coulomb terms are per type pair: one charge per type
+      {"charges_within_type", "units lj\natom_style charge\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
+                              "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut/coul/cut 2.5\n"
+                              "pair_coeff * * 1.0 1.0\nset type 1 charge 0.5\nset atom 7 charge -0.5\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "requires one charge per atom type: type 1 has charges from -0.5 to 0.5"},
       {"no_pair_style", "units lj\natom_style atomic\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
                         "create_atoms 1 random 50 3 NULL\nmass 1 1.0\n",
-       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "requires pair style morse or lj/cut"},
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "requires a pair style (born"},
       {"molecular", "units lj\natom_style bond\nregion box block 0 8 0 8 0 8\ncreate_box 1 box bond/types 1 "
                     "extra/bond/per/atom 1\ncreate_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut 2.5\n"
                     "pair_coeff * * 1.0 1.0\nbond_style zero\nbond_coeff 1\n",
@@ -118,8 +124,14 @@ std::vector<BadInput> bad_inputs()
        "precision mixed is an option of the Kokkos style compute widom/kk"},
       {"widom_group", lj + "group one type 1\n", "compute w one widom 1 100 1.0 5", "requires group all"},
       {"widom_pair_style", "units lj\natom_style atomic\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
-                           "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style soft 2.5\npair_coeff * * 1.0\n",
-       "compute w all widom 1 100 1.0 5\nthermo_style custom step c_w\nrun 0", "not soft"},
+                           "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style zbl 1.0 2.0\npair_coeff * * 1.0 1.0\n",
+       "compute w all widom 1 100 1.0 5\nthermo_style custom step c_w\nrun 0", "does not support pair style zbl"},
+      // the charge of a type with no atoms is unknown: no Coulomb insertions of it
+      {"widom_charge_unknown", "units lj\natom_style charge\nregion box block 0 8 0 8 0 8\ncreate_box 2 box\n"
+                               "create_atoms 1 random 50 3 NULL\nmass * 1.0\npair_style lj/cut/coul/cut 2.5\n"
+                               "pair_coeff * * 1.0 1.0\nset type 1 charge 0.5\n",
+       "compute w all widom 2 100 1.0 5\nthermo_style custom step c_w\nrun 0",
+       "compute widom: type 2 has no atoms, so its charge is unknown"},
   };
 }
 

@@ -1,5 +1,6 @@
 // GPUMC energies against LAMMPS's own `compute pe` (the thermo keyword pe): random
-// multi-type configurations, morse and lj/cut, per-pair cutoffs, mixing, shift and tail.
+// multi-type configurations, every supported pair style (charged atoms for the Coulomb ones),
+// hybrid and hybrid/overlay, per-pair cutoffs, mixing, shift and tail.
 
 #include "gpumc_lammps.h"
 #include "lammps_session.h"
@@ -20,7 +21,17 @@ struct Case {
   const char *units;
   double box;          // cubic box side
   double overlap;      // closest approach of the random atoms
+  bool charged = false;    // atom_style charge, a charge per type
 };
+
+// pair styles of real atomistic decks, in metal units (charges of types 1, 2, 3: 1.2, -0.9, 0.3)
+#define BORN_COEFF "pair_coeff 1 1 0.02 0.35 2.9 1.0 0.5\npair_coeff 2 2 0.1 0.3 2.5 2.0 1.0\n" \
+                   "pair_coeff 3 3 0.05 0.25 2.0 0.5 0.2\npair_coeff 1 2 0.3 0.28 2.2 1.5 0.8\n" \
+                   "pair_coeff 1 3 0.2 0.3 2.0 1.0 0.4\npair_coeff 2 3 0.1 0.3 2.3 0.8 0.3\n"
+#define BUCK_COEFF "pair_coeff 1 1 1388.77 0.3623 175.0\npair_coeff 1 2 18003.76 0.2052 133.54\n" \
+                   "pair_coeff 2 2 100.0 0.3 10.0\npair_coeff 1 3 500.0 0.3 20.0\npair_coeff 2 3 300.0 0.28 15.0\n" \
+                   "pair_coeff 3 3 200.0 0.25 5.0\n"
+#define LJ_METAL_COEFF "pair_coeff 1 1 0.01 2.5\npair_coeff 2 2 0.005 3.0 7.0\npair_coeff 3 3 0.002 2.8\n"
 
 const Case CASES[] = {
     {"lj_plain", "pair_style lj/cut 2.5\n"
@@ -45,18 +56,52 @@ const Case CASES[] = {
                     "pair_coeff 2 2 0.007695 2.0446 3.7598\npair_coeff 3 3 0.05 1.5 3.0 6.0\n"
                     "pair_coeff 1 3 0.5 2.0 2.0 7.5\npair_coeff 2 3 0.2 1.8 2.5\npair_modify shift yes\n",
      "metal", 21.0, 1.4},
+    {"born_tail", "pair_style born 8.0\n" BORN_COEFF "pair_modify tail yes\n", "metal", 21.0, 1.4},
+    {"buck_shift", "pair_style buck 8.0\n" BUCK_COEFF "pair_modify shift yes\n", "metal", 21.0, 1.4},
+    {"mie_tail", "pair_style mie/cut 2.5\npair_coeff 1 1 1.0 1.0 12 6\npair_coeff 2 2 0.7 1.2 14 7 2.2\n"
+                       "pair_coeff 3 3 0.4 0.9 10 5\npair_modify tail yes\n",
+     "lj", 9.0, 0.85},
+    {"yukawa_shift", "pair_style yukawa 2.0 2.5\npair_coeff * * 10.0\npair_coeff 2 3 5.0 2.0\npair_modify shift yes\n",
+     "lj", 9.0, 0.85},
+    {"soft", "pair_style soft 1.2\npair_coeff * * 10.0\npair_coeff 1 2 20.0 1.5\n", "lj", 9.0, 0.5},
+    {"coul_cut", "pair_style coul/cut 8.0\npair_coeff * *\npair_coeff 2 3 9.0\n", "metal", 21.0, 1.4, true},
+    {"coul_dsf", "pair_style coul/dsf 0.2 9.0\npair_coeff * *\n", "metal", 21.0, 1.4, true},
+    {"coul_wolf", "pair_style coul/wolf 0.25 8.5\npair_coeff * *\n", "metal", 21.0, 1.4, true},
+    {"lj_cut_coul_cut", "pair_style lj/cut/coul/cut 8.0 9.0\n" LJ_METAL_COEFF "pair_coeff 1 2 0.007 2.7 6.0 7.5\n"
+                        "pair_modify shift yes\n",
+     "metal", 21.0, 1.4, true},
+    {"lj_cut_coul_dsf", "pair_style lj/cut/coul/dsf 0.2 8.0 9.0\n" LJ_METAL_COEFF "pair_modify tail yes\n",
+     "metal", 21.0, 1.4, true},
+    {"lj_cut_coul_wolf", "pair_style lj/cut/coul/wolf 0.2 8.0 9.0\n" LJ_METAL_COEFF "pair_modify shift yes\n",
+     "metal", 21.0, 1.4, true},
+    {"buck_coul_cut", "pair_style buck/coul/cut 8.0 9.0\n" BUCK_COEFF "pair_modify tail yes\n", "metal", 21.0,
+     1.4, true},
+    {"born_coul_dsf", "pair_style born/coul/dsf 0.2 8.0 9.0\n" BORN_COEFF "pair_modify shift yes\n", "metal", 21.0, 1.4,
+     true},
+    {"born_coul_wolf", "pair_style born/coul/wolf 0.25 8.0 9.0\n" BORN_COEFF, "metal", 21.0, 1.4, true},
+    // a BKS-like silica deck: Buckingham, DSF Coulomb and a short-range repulsive correction
+    {"hybrid_overlay", "pair_style hybrid/overlay buck 8.0 coul/dsf 0.2 9.0 lj/cut 4.0\n"
+                       "pair_coeff * * buck 100.0 0.3 10.0\npair_coeff 1 2 buck 18003.76 0.2052 133.54\n"
+                       "pair_coeff * * coul/dsf\npair_coeff 1 2 lj/cut 0.01 1.3\npair_modify shift yes\n",
+     "metal", 21.0, 1.4, true},
+    // sub-styles for some pairs only: type 3 has no Wolf term, so no Wolf self energy
+    {"hybrid", "pair_style hybrid morse 9.0 coul/wolf 0.25 8.5 lj/cut 8.0\n"
+               "pair_coeff 1 1 coul/wolf\npair_coeff 1 2 coul/wolf\npair_coeff 2 2 morse 0.05 1.5 3.0\n"
+               "pair_coeff 1 3 lj/cut 0.01 2.5\npair_coeff 2 3 none\npair_coeff 3 3 morse 0.02 1.3 3.5 7.0\n",
+     "metal", 21.0, 1.4, true},
 };
 
 std::string setup_lines(const Case &c, int natoms_per_type, int seed)
 {
-  return fmt::format("units {}\natom_style atomic\nregion box block 0 {} 0 {} 0 {}\ncreate_box 3 box\n"
+  return fmt::format("units {}\natom_style {}\nregion box block 0 {} 0 {} 0 {}\ncreate_box 3 box\n"
                      "create_atoms 1 random {} {} NULL overlap {} maxtry 200\n"
                      "create_atoms 2 random {} {} NULL overlap {} maxtry 200\n"
                      "create_atoms 3 random {} {} NULL overlap {} maxtry 200\n"
                      "set group all type/ratio 3 0.3 {}\nset type 1 type/ratio 2 0.4 {}\n"    // types not in ID order
-                     "mass * 1.0\n{}thermo_modify norm no\n",
-                     c.units, c.box, 1.1 * c.box, 0.9 * c.box, natoms_per_type, seed, c.overlap, natoms_per_type,
-                     seed + 1, c.overlap, natoms_per_type, seed + 2, c.overlap, seed + 3, seed + 4, c.pair);
+                     "mass * 1.0\n{}{}thermo_modify norm no\n",
+                     c.units, c.charged ? "charge" : "atomic", c.box, 1.1 * c.box, 0.9 * c.box, natoms_per_type, seed, c.overlap, natoms_per_type,
+                     seed + 1, c.overlap, natoms_per_type, seed + 2, c.overlap, seed + 3, seed + 4,
+                     c.charged ? "set type 1 charge 1.2\nset type 2 charge -0.9\nset type 3 charge 0.3\n" : "", c.pair);
 }
 
 // readable names in test listings (not byte dumps)

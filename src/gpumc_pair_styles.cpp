@@ -1,0 +1,509 @@
+/* ----------------------------------------------------------------------
+   GPUMC: the interactions of LAMMPS's pair styles as GPUMC's pair terms (gpumc_pair_potential.h).
+   One reader per style takes the coefficients the style holds after init_one(), so that cutoffs,
+   mixing and `pair_modify shift` are as LAMMPS applies them. Adding a style: its PairKind and
+   energy in gpumc_pair_potential.h, a reader here, and its name in STYLES.
+------------------------------------------------------------------------- */
+
+#include "gpumc_lammps.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "error.h"
+#include "force.h"
+#include "info.h"
+#include "pair.h"
+#include "pair_born.h"
+#include "pair_buck.h"
+#include "pair_buck_coul_cut.h"
+#include "pair_coul_cut.h"
+#include "pair_coul_dsf.h"
+#include "pair_coul_wolf.h"
+#include "pair_hybrid.h"
+#include "pair_lj_cut.h"
+#include "pair_lj_cut_coul_cut.h"
+#include "pair_morse.h"
+#include "pair_soft.h"
+#include "pair_yukawa.h"
+// styles of LAMMPS's EXTRA-PAIR package
+#if __has_include("pair_mie_cut.h")
+#define GPUMC_EXTRA_PAIR
+#include "pair_born_coul_dsf.h"
+#include "pair_born_coul_wolf.h"
+#include "pair_lj_cut_coul_dsf.h"
+#include "pair_lj_cut_coul_wolf.h"
+#include "pair_mie_cut.h"
+#endif
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <map>
+
+using namespace LAMMPS_NS;
+using gpumc::PairCoeff;
+
+namespace {
+
+// Accelerator variants compute the same energies from the same coefficients.
+const char *const ACCELERATOR_SUFFIXES[] = {"/kk/device", "/kk/host", "/kk", "/omp", "/opt", "/gpu", "/intel"};
+
+std::string base_style(const std::string &style)
+{
+  for (const char *suffix : ACCELERATOR_SUFFIXES) {
+    const std::string s(suffix);
+    if (style.size() > s.size() && style.compare(style.size() - s.size(), s.size(), s) == 0)
+      return style.substr(0, style.size() - s.size());
+  }
+  return style;
+}
+
+// What a reader is given and fills for one type pair (i <= j) of one style.
+struct Reader {
+  LAMMPS *lmp;
+  const std::string &who;
+  const std::string &style;      // the style's name without accelerator suffix
+  const std::vector<double> &charge;    // per type; NaN: no atom of the type, so unknown
+  int i, j;
+  std::vector<PairCoeff> terms;  // the pair's terms so far
+  double tail = 0.0;             // the pair's tail_ij (pair_modify tail yes)
+  // a Coulomb sum with a self energy per atom (DSF, Wolf): its e_shift and alpha
+  bool self = false;
+  double self_shift = 0.0, self_alpha = 0.0;
+
+  void add(int kind, double cutsq, double a, double b = 0.0, double c = 0.0, double d = 0.0, double e = 0.0,
+           double offset = 0.0)
+  {
+    PairCoeff p;
+    p.kind = kind;
+    p.cutsq = cutsq;
+    p.a = a;
+    p.b = b;
+    p.c = c;
+    p.d = d;
+    p.e = e;
+    p.offset = offset;
+    terms.push_back(p);
+  }
+  // qqrd2e q_i q_j: zero where a type has no atoms (its charge is unknown and no energy has it)
+  double qq() const
+  {
+    const double qi = charge[i], qj = charge[j];
+    return std::isnan(qi) || std::isnan(qj) ? 0.0 : lmp->force->qqrd2e * qi * qj;
+  }
+  void add_dsf(int kind, double cut_coulsq, double alpha, double e_shift, double f_shift)
+  {
+    add(kind, cut_coulsq, qq(), alpha, e_shift, f_shift);
+    self = true;
+    self_shift = e_shift;
+    self_alpha = alpha;
+  }
+  // Wolf: LAMMPS computes e_shift in compute(), from alpha and the cutoff
+  void add_wolf(double cut_coul, double alpha)
+  {
+    add_dsf(gpumc::PAIR_COUL_ERFC, cut_coul * cut_coul, alpha, std::erfc(alpha * cut_coul) / cut_coul, 0.0);
+  }
+  // tail_ij of the pair's term of cutoff cut, where the style has `pair_modify tail yes`
+  void set_tail(Pair *pair, double value, double cut)
+  {
+    if (!pair->tail_flag) return;
+    if (!std::isfinite(value))
+      lmp->error->all(FLERR, "{}: pair_modify tail yes with a cutoff of {} for types {} {} (pair style {}): the tail "
+                      "correction is infinite", who, cut, i, j, style);
+    tail += value;
+  }
+};
+
+template <class Style>
+Style *style_of(Pair *pair, Reader &r)
+{
+  auto *s = dynamic_cast<Style *>(pair);
+  if (!s) r.lmp->error->all(FLERR, "{}: pair style {} is not the class GPUMC reads", r.who, r.style);
+  return s;
+}
+
+// LAMMPS's pair styles keep their coefficients in protected members and export only a few
+// through extract(). Each reader is a member of a class derived from its style, where a pointer
+// to a member may be named (C++ checks access where a member is named); the pointer then reads
+// the member of the style's object.
+
+struct LJCutReader : PairLJCut {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairLJCut>(pair, r);
+    const int i = r.i, j = r.j;
+    r.add(gpumc::PAIR_LJ_CUT, pair->cutsq[i][j], (s->*&LJCutReader::lj3)[i][j], (s->*&LJCutReader::lj4)[i][j], 0,
+          0, 0, (s->*&LJCutReader::offset)[i][j]);
+    const double cut = std::sqrt(pair->cutsq[i][j]);
+    r.set_tail(pair, gpumc::lj_cut_tail_coeff((s->*&LJCutReader::epsilon)[i][j], (s->*&LJCutReader::sigma)[i][j], cut),
+               cut);
+  }
+};
+
+struct MorseReader : PairMorse {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairMorse>(pair, r);
+    const int i = r.i, j = r.j;
+    r.add(gpumc::PAIR_MORSE, pair->cutsq[i][j], (s->*&MorseReader::d0)[i][j], (s->*&MorseReader::alpha)[i][j],
+          (s->*&MorseReader::r0)[i][j], 0, 0, (s->*&MorseReader::offset)[i][j]);
+  }
+};
+
+struct BornReader : PairBorn {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairBorn>(pair, r);
+    const int i = r.i, j = r.j;
+    double **a = s->*&BornReader::a, **rho = s->*&BornReader::rho, **sigma = s->*&BornReader::sigma;
+    double **c = s->*&BornReader::c, **d = s->*&BornReader::d;
+    r.add(gpumc::PAIR_BORN, pair->cutsq[i][j], a[i][j], (s->*&BornReader::rhoinv)[i][j], sigma[i][j], c[i][j],
+          d[i][j], (s->*&BornReader::offset)[i][j]);
+    const double cut = std::sqrt(pair->cutsq[i][j]);
+    r.set_tail(pair, gpumc::born_tail_coeff(a[i][j], rho[i][j], sigma[i][j], c[i][j], d[i][j], cut), cut);
+  }
+};
+
+struct BuckReader : PairBuck {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairBuck>(pair, r);
+    const int i = r.i, j = r.j;
+    double **a = s->*&BuckReader::a, **rho = s->*&BuckReader::rho, **c = s->*&BuckReader::c;
+    r.add(gpumc::PAIR_BUCK, pair->cutsq[i][j], a[i][j], (s->*&BuckReader::rhoinv)[i][j], c[i][j], 0, 0,
+          (s->*&BuckReader::offset)[i][j]);
+    const double cut = std::sqrt(pair->cutsq[i][j]);
+    r.set_tail(pair, gpumc::born_tail_coeff(a[i][j], rho[i][j], 0.0, c[i][j], 0.0, cut), cut);
+  }
+};
+
+struct YukawaReader : PairYukawa {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairYukawa>(pair, r);
+    const int i = r.i, j = r.j;
+    r.add(gpumc::PAIR_YUKAWA, pair->cutsq[i][j], (s->*&YukawaReader::a)[i][j], s->*&YukawaReader::kappa, 0, 0, 0,
+          (s->*&YukawaReader::offset)[i][j]);
+  }
+};
+
+struct SoftReader : PairSoft {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairSoft>(pair, r);
+    const int i = r.i, j = r.j;
+    r.add(gpumc::PAIR_SOFT, pair->cutsq[i][j], (s->*&SoftReader::prefactor)[i][j], (s->*&SoftReader::cut)[i][j]);
+  }
+};
+
+struct CoulCutReader : PairCoulCut {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairCoulCut>(pair, r);
+    r.add(gpumc::PAIR_COUL_CUT, pair->cutsq[r.i][r.j], r.qq() * (s->*&CoulCutReader::scale)[r.i][r.j]);
+  }
+};
+
+struct CoulDSFReader : PairCoulDSF {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairCoulDSF>(pair, r);
+    r.add_dsf(gpumc::PAIR_COUL_DSF, s->*&CoulDSFReader::cut_coulsq, s->*&CoulDSFReader::alpha,
+              s->*&CoulDSFReader::e_shift, s->*&CoulDSFReader::f_shift);
+  }
+};
+
+struct CoulWolfReader : PairCoulWolf {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairCoulWolf>(pair, r);
+    r.add_wolf(s->*&CoulWolfReader::cut_coul, s->*&CoulWolfReader::alf);
+  }
+};
+
+struct LJCutCoulCutReader : PairLJCutCoulCut {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairLJCutCoulCut>(pair, r);
+    const int i = r.i, j = r.j;
+    const double cut_lj = std::sqrt((s->*&LJCutCoulCutReader::cut_ljsq)[i][j]);
+    r.add(gpumc::PAIR_LJ_CUT, cut_lj * cut_lj, (s->*&LJCutCoulCutReader::lj3)[i][j],
+          (s->*&LJCutCoulCutReader::lj4)[i][j], 0, 0, 0, (s->*&LJCutCoulCutReader::offset)[i][j]);
+    r.add(gpumc::PAIR_COUL_CUT, (s->*&LJCutCoulCutReader::cut_coulsq)[i][j], r.qq());
+    r.set_tail(pair,
+               gpumc::lj_cut_tail_coeff((s->*&LJCutCoulCutReader::epsilon)[i][j], (s->*&LJCutCoulCutReader::sigma)[i][j],
+                                        cut_lj),
+               cut_lj);
+  }
+};
+
+struct BuckCoulCutReader : PairBuckCoulCut {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairBuckCoulCut>(pair, r);
+    const int i = r.i, j = r.j;
+    double **a = s->*&BuckCoulCutReader::a, **rho = s->*&BuckCoulCutReader::rho, **c = s->*&BuckCoulCutReader::c;
+    const double cut_ljsq = (s->*&BuckCoulCutReader::cut_ljsq)[i][j];
+    r.add(gpumc::PAIR_BUCK, cut_ljsq, a[i][j], (s->*&BuckCoulCutReader::rhoinv)[i][j], c[i][j], 0, 0,
+          (s->*&BuckCoulCutReader::offset)[i][j]);
+    r.add(gpumc::PAIR_COUL_CUT, (s->*&BuckCoulCutReader::cut_coulsq)[i][j], r.qq());
+    const double cut_lj = (s->*&BuckCoulCutReader::cut_lj)[i][j];
+    r.set_tail(pair, gpumc::born_tail_coeff(a[i][j], rho[i][j], 0.0, c[i][j], 0.0, cut_lj), cut_lj);
+  }
+};
+
+#ifdef GPUMC_EXTRA_PAIR
+struct MieCutReader : PairMIECut {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairMIECut>(pair, r);
+    const int i = r.i, j = r.j;
+    double **gam_rep = s->*&MieCutReader::gamR, **gam_att = s->*&MieCutReader::gamA;
+    r.add(gpumc::PAIR_MIE, pair->cutsq[i][j], (s->*&MieCutReader::mie3)[i][j], (s->*&MieCutReader::mie4)[i][j],
+          gam_rep[i][j] / 2.0, gam_att[i][j] / 2.0, 0, (s->*&MieCutReader::offset)[i][j]);
+    const double cut = std::sqrt(pair->cutsq[i][j]);
+    r.set_tail(pair,
+               gpumc::mie_tail_coeff((s->*&MieCutReader::Cmie)[i][j], (s->*&MieCutReader::epsilon)[i][j],
+                                     (s->*&MieCutReader::sigma)[i][j], gam_rep[i][j], gam_att[i][j], cut),
+               cut);
+  }
+};
+
+struct LJCutCoulDSFReader : PairLJCutCoulDSF {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairLJCutCoulDSF>(pair, r);
+    const int i = r.i, j = r.j;
+    const double cut_lj = std::sqrt((s->*&LJCutCoulDSFReader::cut_ljsq)[i][j]);
+    r.add(gpumc::PAIR_LJ_CUT, (s->*&LJCutCoulDSFReader::cut_ljsq)[i][j], (s->*&LJCutCoulDSFReader::lj3)[i][j],
+          (s->*&LJCutCoulDSFReader::lj4)[i][j], 0, 0, 0, (s->*&LJCutCoulDSFReader::offset)[i][j]);
+    r.add_dsf(gpumc::PAIR_COUL_DSF, s->*&LJCutCoulDSFReader::cut_coulsq, s->*&LJCutCoulDSFReader::alpha,
+              s->*&LJCutCoulDSFReader::e_shift, s->*&LJCutCoulDSFReader::f_shift);
+    r.set_tail(pair,
+               gpumc::lj_cut_tail_coeff((s->*&LJCutCoulDSFReader::epsilon)[i][j], (s->*&LJCutCoulDSFReader::sigma)[i][j],
+                                        cut_lj),
+               cut_lj);
+  }
+};
+
+struct LJCutCoulWolfReader : PairLJCutCoulWolf {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairLJCutCoulWolf>(pair, r);
+    const int i = r.i, j = r.j;
+    const double cut_lj = std::sqrt((s->*&LJCutCoulWolfReader::cut_ljsq)[i][j]);
+    r.add(gpumc::PAIR_LJ_CUT, (s->*&LJCutCoulWolfReader::cut_ljsq)[i][j], (s->*&LJCutCoulWolfReader::lj3)[i][j],
+          (s->*&LJCutCoulWolfReader::lj4)[i][j], 0, 0, 0, (s->*&LJCutCoulWolfReader::offset)[i][j]);
+    r.add_wolf(s->*&LJCutCoulWolfReader::cut_coul, s->*&LJCutCoulWolfReader::alf);
+    r.set_tail(pair,
+               gpumc::lj_cut_tail_coeff((s->*&LJCutCoulWolfReader::epsilon)[i][j],
+                                        (s->*&LJCutCoulWolfReader::sigma)[i][j], cut_lj),
+               cut_lj);
+  }
+};
+
+// born/coul/dsf evaluates erfc with the math library's accuracy (MathSpecial::my_erfcx), not
+// coul/dsf's polynomial; neither Born style has a tail correction in LAMMPS
+struct BornCoulDSFReader : PairBornCoulDSF {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairBornCoulDSF>(pair, r);
+    const int i = r.i, j = r.j;
+    r.add(gpumc::PAIR_BORN, (s->*&BornCoulDSFReader::cut_ljsq)[i][j], (s->*&BornCoulDSFReader::a)[i][j],
+          (s->*&BornCoulDSFReader::rhoinv)[i][j], (s->*&BornCoulDSFReader::sigma)[i][j],
+          (s->*&BornCoulDSFReader::c)[i][j], (s->*&BornCoulDSFReader::d)[i][j], (s->*&BornCoulDSFReader::offset)[i][j]);
+    r.add_dsf(gpumc::PAIR_COUL_ERFC, s->*&BornCoulDSFReader::cut_coulsq, s->*&BornCoulDSFReader::alpha,
+              s->*&BornCoulDSFReader::e_shift, s->*&BornCoulDSFReader::f_shift);
+  }
+};
+
+struct BornCoulWolfReader : PairBornCoulWolf {
+  static void read(Pair *pair, Reader &r)
+  {
+    auto *s = style_of<PairBornCoulWolf>(pair, r);
+    const int i = r.i, j = r.j;
+    r.add(gpumc::PAIR_BORN, (s->*&BornCoulWolfReader::cut_ljsq)[i][j], (s->*&BornCoulWolfReader::a)[i][j],
+          (s->*&BornCoulWolfReader::rhoinv)[i][j], (s->*&BornCoulWolfReader::sigma)[i][j],
+          (s->*&BornCoulWolfReader::c)[i][j], (s->*&BornCoulWolfReader::d)[i][j],
+          (s->*&BornCoulWolfReader::offset)[i][j]);
+    r.add_wolf(s->*&BornCoulWolfReader::cut_coul, s->*&BornCoulWolfReader::alf);
+  }
+};
+#endif
+
+using ReadFn = void (*)(Pair *, Reader &);
+struct StyleInfo {
+  ReadFn read;
+  bool coulomb;    // needs charges
+};
+const std::map<std::string, StyleInfo> &styles()
+{
+  static const std::map<std::string, StyleInfo> table = {
+      {"lj/cut", {LJCutReader::read, false}},
+      {"morse", {MorseReader::read, false}},
+      {"born", {BornReader::read, false}},
+      {"buck", {BuckReader::read, false}},
+      {"yukawa", {YukawaReader::read, false}},
+      {"soft", {SoftReader::read, false}},
+      {"coul/cut", {CoulCutReader::read, true}},
+      {"coul/dsf", {CoulDSFReader::read, true}},
+      {"coul/wolf", {CoulWolfReader::read, true}},
+      {"lj/cut/coul/cut", {LJCutCoulCutReader::read, true}},
+      {"buck/coul/cut", {BuckCoulCutReader::read, true}},
+#ifdef GPUMC_EXTRA_PAIR
+      {"mie/cut", {MieCutReader::read, false}},
+      {"lj/cut/coul/dsf", {LJCutCoulDSFReader::read, true}},
+      {"lj/cut/coul/wolf", {LJCutCoulWolfReader::read, true}},
+      {"born/coul/dsf", {BornCoulDSFReader::read, true}},
+      {"born/coul/wolf", {BornCoulWolfReader::read, true}},
+#endif
+  };
+  return table;
+}
+
+std::string supported_list()
+{
+  std::string s;
+  for (const auto &kv : styles()) s += (s.empty() ? "" : ", ") + kv.first;
+  return s + ", hybrid and hybrid/overlay of these";
+}
+
+// hybrid and hybrid/overlay: the sub-styles of each type pair
+struct HybridReader : PairHybrid {
+  struct Sub {
+    Pair *pair;
+    std::string style;
+  };
+  static std::vector<Sub> substyles(Pair *pair, int i, int j)
+  {
+    auto *h = dynamic_cast<PairHybrid *>(pair);
+    std::vector<Sub> subs;
+    if (!h) return subs;
+    Pair **sub = h->*&HybridReader::styles;
+    char **keywords = h->*&HybridReader::keywords;
+    for (int k = 0; k < (h->*&HybridReader::nmap)[i][j]; k++) {
+      const int m = (h->*&HybridReader::map)[i][j][k];
+      if (sub[m]->compute_flag) subs.push_back({sub[m], base_style(keywords[m])});
+    }
+    return subs;
+  }
+};
+
+// Per type: the charge its atoms share (NaN: no atom of the type). Atoms of one type with
+// different charges are an error: GPUMC's Coulomb terms are per type pair.
+std::vector<double> type_charges(LAMMPS *lmp, const std::string &who)
+{
+  Atom *atom = lmp->atom;
+  const int ntypes = atom->ntypes;
+  const double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> lo(ntypes + 1, inf), hi(ntypes + 1, -inf), glo(ntypes + 1), ghi(ntypes + 1);
+  if (!atom->q) lmp->error->all(FLERR, "{}: the pair style has Coulomb terms but the atoms have no charges", who);
+  for (int k = 0; k < atom->nlocal; k++) {
+    const int t = atom->type[k];
+    lo[t] = std::min(lo[t], atom->q[k]);
+    hi[t] = std::max(hi[t], atom->q[k]);
+  }
+  MPI_Allreduce(lo.data(), glo.data(), ntypes + 1, MPI_DOUBLE, MPI_MIN, lmp->world);
+  MPI_Allreduce(hi.data(), ghi.data(), ntypes + 1, MPI_DOUBLE, MPI_MAX, lmp->world);
+  std::vector<double> charge(ntypes + 1, std::numeric_limits<double>::quiet_NaN());
+  for (int t = 1; t <= ntypes; t++) {
+    if (glo[t] > ghi[t]) continue;    // no atoms
+    if (glo[t] != ghi[t])
+      lmp->error->all(FLERR, "{} requires one charge per atom type: type {} has charges from {} to {}", who, t, glo[t],
+                      ghi[t]);
+    charge[t] = glo[t];
+  }
+  return charge;
+}
+
+}    // namespace
+
+gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
+{
+  Error *error = lmp->error;
+  Force *force = lmp->force;
+  Pair *pair = force->pair;
+  if (!pair || !force->pair_style || strcmp(force->pair_style, "none") == 0 || strcmp(force->pair_style, "zero") == 0)
+    error->all(FLERR, "{} requires a pair style ({})", who, supported_list());
+  const std::string full_style = force->pair_style;
+  const std::string style = base_style(full_style);
+  const bool hybrid = style == "hybrid" || style == "hybrid/overlay" || style == "hybrid/scaled";
+  if (style == "hybrid/scaled") error->all(FLERR, "{} does not support pair style hybrid/scaled", who);
+  const int ntypes = lmp->atom->ntypes;
+
+  // the styles of each type pair (i <= j): the pair style, or hybrid's sub-styles for the pair
+  auto styles_of = [&](int i, int j) {
+    if (hybrid) return HybridReader::substyles(pair, i, j);
+    return std::vector<HybridReader::Sub>{{pair, style}};
+  };
+  bool coulomb = false;
+  for (int i = 1; i <= ntypes; i++)
+    for (int j = i; j <= ntypes; j++)
+      for (const auto &sub : styles_of(i, j)) {
+        const auto it = styles().find(sub.style);
+        if (it == styles().end())
+          error->all(FLERR, "{} does not support pair style {}{}; it supports {}", who, sub.style,
+                     hybrid ? " (a sub-style of " + full_style + ")" : "", supported_list());
+        coulomb = coulomb || it->second.coulomb;
+      }
+  const std::vector<double> charge =
+      coulomb ? type_charges(lmp, who) : std::vector<double>(ntypes + 1, std::numeric_limits<double>::quiet_NaN());
+
+  if (base_style(full_style) == "morse" && lmp->comm->me == 0) {
+    if (full_style.find("/kk") != std::string::npos && Info(lmp).is_active("pair", "shift"))
+      error->warning(FLERR, "{}: pair style {} of LAMMPS 4Feb2025 ignores pair_modify shift (fixed upstream in "
+                     "lammps/lammps#5182): thermo pe omits the offsets, while GPUMC's energies include them as pair "
+                     "style morse does", who, full_style);
+    if (pair->tail_flag)
+      error->warning(FLERR, "{}: pair style morse has no tail correction in LAMMPS; 'pair_modify tail yes' adds nothing",
+                     who);
+  }
+
+  // The styles keep their coefficients for i <= j only (lj/cut never mirrors epsilon and sigma
+  // to [j][i]), so read the upper triangle and mirror it.
+  std::vector<Reader> pairs;
+  size_t nterms = 1;
+  bool any_tail = false;
+  // DSF and Wolf Coulomb tally a self energy for each atom of the types they act on (a hybrid
+  // sub-style, those of the pairs mapped to it); their settings, and the types
+  bool self = false;
+  double self_shift = 0.0, self_alpha = 0.0;
+  std::vector<bool> self_type(ntypes + 1, false);
+  for (int i = 1; i <= ntypes; i++)
+    for (int j = i; j <= ntypes; j++) {
+      Reader r{lmp, who, style, charge, i, j};
+      for (const auto &sub : styles_of(i, j)) {
+        Reader s{lmp, who, sub.style, charge, i, j};
+        styles().at(sub.style).read(sub.pair, s);
+        r.terms.insert(r.terms.end(), s.terms.begin(), s.terms.end());
+        r.tail += s.tail;
+        any_tail = any_tail || sub.pair->tail_flag;
+        if (s.self) {
+          if (self && (self_shift != s.self_shift || self_alpha != s.self_alpha))
+            error->all(FLERR, "{} supports one setting of DSF or Wolf Coulomb sub-styles, not two", who);
+          self = true;
+          self_shift = s.self_shift;
+          self_alpha = s.self_alpha;
+          self_type[i] = self_type[j] = true;
+        }
+      }
+      nterms = std::max(nterms, r.terms.size());
+      pairs.push_back(std::move(r));
+    }
+
+  gpumc::PairTable table(ntypes, (int) nterms);
+  if (any_tail) table.tail.assign((ntypes + 1) * (ntypes + 1), 0.0);
+  for (const Reader &r : pairs) {
+    for (size_t t = 0; t < r.terms.size(); t++) table.at(r.i, r.j, (int) t) = table.at(r.j, r.i, (int) t) = r.terms[t];
+    if (any_tail) table.tail[r.i * (ntypes + 1) + r.j] = table.tail[r.j * (ntypes + 1) + r.i] = r.tail;
+  }
+  if (self) {
+    table.self.assign(ntypes + 1, 0.0);
+    for (int t = 1; t <= ntypes; t++)
+      if (self_type[t] && !std::isnan(charge[t]))
+        table.self[t] = gpumc::coul_self_energy(self_shift, self_alpha, charge[t], force->qqrd2e);
+  }
+  if (coulomb) table.charge = charge;
+  table.finalize();
+  return table;
+}
