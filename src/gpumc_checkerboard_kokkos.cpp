@@ -131,10 +131,14 @@ void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, dou
 
   int order[8];
   checker_colour_order(rng, sweep, order);
-  if (mixed_)
-    checker_colours<float>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
+  if (mixed_ && lj_morse_)
+    checker_colours<float, PairsLJMorse>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
+  else if (mixed_)
+    checker_colours<float, PairsAny>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
+  else if (lj_morse_)
+    checker_colours<double, PairsLJMorse>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
   else
-    checker_colours<double>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
+    checker_colours<double, PairsAny>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
   if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
   Kokkos::parallel_reduce("gpumc:checker_sum", light(Kokkos::RangePolicy<ExecSpace>(0, ncells)),
                           kk::CheckerSumFunctor<DeviceType>{cb_}, cb_sums_);
@@ -144,11 +148,11 @@ void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, dou
 }
 
 template <class DeviceType>
-template <class Real>
+template <class Real, class Pairs>
 void DeviceSystem<DeviceType>::checker_colours(const CheckerGrid &g, const int order[8], int fullest, int window,
                                                double beta, double dmax, const CounterRNG &rng, uint64_t sweep)
 {
-  using F = kk::CheckerTrialFunctor<DeviceType, Real>;
+  using F = kk::CheckerTrialFunctor<DeviceType, Real, Pairs>;
   const int nactive = checker_active_count(g);
   const int window_cap = std::max(window, 1);
   if (window_cap > F::MAX_WINDOW)
@@ -171,8 +175,8 @@ void DeviceSystem<DeviceType>::checker_colours(const CheckerGrid &g, const int o
                cold = F::cold_bytes(cb_.cap);
   int hot_level, cold_level;
   scratch_levels(hot, cold, team, hot_level, cold_level);
-  F f{cb_, c_.coeff_view(Real()), c_.row_cutsq, c_.nt1, c_.nterms, 0, window_cap, team, warp_group(team), 0, 0, list_rounds,
-      hot_level, cold_level, rng, sweep, dmax};
+  F f{cb_, c_.coeff_view(Real()), c_.row_cutsq, c_.nt1, c_.nterms, 0, window_cap, team, warp_group(team), 0, 0,
+      list_rounds, hot_level, cold_level, rng, sweep, dmax};
   using Policy = typename F::Policy;
   auto with_scratch = [](auto p, int hl, int cl, size_t h, size_t c) {
     if (hl == cl) return p.set_scratch_size(hl, Kokkos::PerTeam(h + c));
@@ -235,8 +239,10 @@ template <class DeviceType>
 template <class Real>
 int DeviceSystem<DeviceType>::checker_team_max()
 {
-  using F = kk::CheckerTrialFunctor<DeviceType, Real>;
-  return typename F::Policy(1, 1).team_size_max(F{}, Kokkos::ParallelForTag());
+  using F = kk::CheckerTrialFunctor<DeviceType, Real, PairsAny>;
+  using G = kk::CheckerTrialFunctor<DeviceType, Real, PairsLJMorse>;
+  return std::min(typename F::Policy(1, 1).team_size_max(F{}, Kokkos::ParallelForTag()),
+                  typename G::Policy(1, 1).team_size_max(G{}, Kokkos::ParallelForTag()));
 }
 
 // Threads per team of the checkerboard trial kernel (`team` overrides).

@@ -49,8 +49,8 @@ enum CheckerTrialState : int { NOT_A_TRIAL = 0, LEAVES_CELL = 1, EVALUATED = 2 }
 // (float in mixed precision); the stay-in-cell test and all sums are double. Launched with
 // WarpPolicy (TagWarp), the kernel takes the CUDA path with the hot scratch on chip and a warp per
 // trial, both known to the compiler (shared-memory loads, no run-time group size); with Policy,
-// any group size and scratch level.
-template <class DeviceType, class Real>
+// any group size and scratch level. Pairs: the pair kinds compiled in (gpumc_pair_potential.h).
+template <class DeviceType, class Real, class Pairs>
 struct CheckerTrialFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   // teams of at most 256 threads, at most 80 registers each: registers allow 6 default teams of
@@ -237,7 +237,8 @@ struct CheckerTrialFunctor {
       double part = 0.0;
       if (state(s) == EVALUATED) {
         const Real cutsq = (Real) row_cutsq(itype);
-        const PairCoeffT<Real> *row = coeff.data() + itype * nt1 * nterms;
+        const int nt = Pairs::terms(nterms);
+        const PairCoeffT<Real> *row = coeff.data() + itype * nt1 * nt;
         // Candidates: the staged atoms within rc + h of the midpoint of the old and new positions
         // (h: half the displacement), which holds every atom within rc of either (triangle
         // inequality), at the cost of one distance instead of two. The margin covers rounding;
@@ -258,10 +259,10 @@ struct CheckerTrialFunctor {
             int jtype;
             atoms.load(j, p, jtype);
             const Real rsq_new = frame_rsq(un, p), rsq_old = frame_rsq(uo, p);
-            for (int term = 0; term < nterms; term++) {
-              const PairCoeffT<Real> pc = row[jtype * nterms + term];
-              part += (double) pair_energy(pc, rsq_new);
-              part -= (double) pair_energy(pc, rsq_old);
+            for (int term = 0; term < nt; term++) {
+              const PairCoeffT<Real> pc = row[jtype * nt + term];
+              part += (double) pair_energy<Pairs::any_kind>(pc, rsq_new);
+              part -= (double) pair_energy<Pairs::any_kind>(pc, rsq_old);
             }
           }
           group_sync(group);    // the list is refilled from its start
@@ -299,8 +300,8 @@ struct CheckerTrialFunctor {
           int ttype;
           atoms.load(t, was_t, ttype);
           const Real now_t[3] = {nx(t), ny(t), nz(t)};
-          corr = move_correction(&coeff((itype * nt1 + ttype) * nterms), nterms, was_t, now_t, uo, un,
-                                 FrameRsq<Real>{});
+          corr = move_correction<Pairs>(&coeff((itype * nt1 + ttype) * Pairs::terms(nterms)), nterms, was_t, now_t,
+                                        uo, un, FrameRsq<Real>{});
         }
         d.trial_corr((size_t) a * d.corr_cap + checker_pair_entry(s, t)) = corr;
       }

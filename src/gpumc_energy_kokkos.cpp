@@ -80,21 +80,28 @@ template <class Result>
 void DeviceSystem<DeviceType>::pair_energy_sum(bool trial, Result &&result)
 {
   ensure_energy_copy();
-  using F = kk::PairEnergyFunctor<DeviceType>;
-  const char *label = trial ? "gpumc:volume_energy" : "gpumc:pair_energy";
-  const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2], parts = F::parts_for(ncells, options_.energy_parts);
-  F f{c_, trial, parts, ncells * parts};
-  f.filter_cutsq = cut_max_ * cut_max_ * (1.0 + 1e-12);    // no pair lost to rounding
-  Kokkos::parallel_for("gpumc:energy_gather",
-                       light(Kokkos::RangePolicy<ExecSpace, typename F::TagGather>(0, padded_cells() * c_.g.cap)), f);
-  constexpr int groups = F::TEAM / F::GROUP;
-  // at most 64 registers: 8 teams per multiprocessor rather than 7 at the 72 the kernel takes
-  // unbounded (H100, 400 volume moves at N = 74088: 0.081 against 0.087 s)
-  using Policy = Kokkos::TeamPolicy<ExecSpace, typename F::TagCells, Kokkos::LaunchBounds<F::TEAM, 8>>;
-  Kokkos::parallel_reduce(label,
-                          light(Policy((f.nitems + groups - 1) / groups, F::TEAM))
-                              .set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes())),
-                          f, result);
+  // the kernel compiled for the table's pair kinds (gpumc_pair_potential.h)
+  auto launch = [&](auto pairs) {
+    using F = kk::PairEnergyFunctor<DeviceType, decltype(pairs)>;
+    const char *label = trial ? "gpumc:volume_energy" : "gpumc:pair_energy";
+    const int ncells = c_.g.n[0] * c_.g.n[1] * c_.g.n[2], parts = F::parts_for(ncells, options_.energy_parts);
+    F f{c_, trial, parts, ncells * parts};
+    f.filter_cutsq = cut_max_ * cut_max_ * (1.0 + 1e-12);    // no pair lost to rounding
+    Kokkos::parallel_for("gpumc:energy_gather",
+                         light(Kokkos::RangePolicy<ExecSpace, typename F::TagGather>(0, padded_cells() * c_.g.cap)), f);
+    constexpr int groups = F::TEAM / F::GROUP;
+    // at most 64 registers: 8 teams per multiprocessor rather than 7 at the 72 the kernel takes
+    // unbounded (H100, 400 volume moves at N = 74088: 0.081 against 0.087 s)
+    using Policy = Kokkos::TeamPolicy<ExecSpace, typename F::TagCells, Kokkos::LaunchBounds<F::TEAM, 8>>;
+    Kokkos::parallel_reduce(label,
+                            light(Policy((f.nitems + groups - 1) / groups, F::TEAM))
+                                .set_scratch_size(0, Kokkos::PerTeam(F::scratch_bytes())),
+                            f, result);
+  };
+  if (lj_morse_)
+    launch(PairsLJMorse{});
+  else
+    launch(PairsAny{});
 }
 
 template <class DeviceType>

@@ -38,7 +38,8 @@ struct RowPaddingFunctor {
 // candidate is loaded once per cell rather than once per atom. Pairs within the cutoff go to the
 // group's list and are evaluated `group` at a time, every lane busy. In small systems a cell's
 // candidates are split into parts, so that a GPU has enough groups to hide latency.
-template <class DeviceType>
+// Pairs: the pair kinds compiled in (gpumc_pair_potential.h).
+template <class DeviceType, class Pairs>
 struct PairEnergyFunctor {
   static constexpr int W = 2 * REACH + 1, ROWS = 13;
   // parts per cell: enough groups for a GPU; `requested` (EngineOptions::energy_parts) > 0 sets them
@@ -99,6 +100,7 @@ struct PairEnergyFunctor {
     if (trial && !c.counter(DC_TRIAL_ACTIVE)) return;
     constexpr int group = GROUP, ngroups = TEAM / GROUP;
     const int my = tm.team_rank() / group, lane = tm.team_rank() % group;
+    const int nterms = Pairs::terms(c.nterms);
     const auto &mem = tm.team_scratch(0);
     ScratchI slot_base(mem, ngroups * SLOTS), slot_end(mem, ngroups * SLOTS);
     ScratchD slot_shift(mem, 2 * ngroups * SLOTS), staged(mem, 3 * ngroups * IBATCH);
@@ -188,7 +190,7 @@ struct PairEnergyFunctor {
           count += added;
           if (count >= group) {
             group_sync(group);
-            e += pair_energy(&c.coeff(lpc[lane] * c.nterms), c.nterms, lrsq[lane]);
+            e += pair_energy<Pairs>(&c.coeff(lpc[lane] * nterms), nterms, lrsq[lane]);
             group_sync(group);
             if (lane < count - group) {
               lrsq[lane] = lrsq[group + lane];
@@ -201,7 +203,7 @@ struct PairEnergyFunctor {
       }
     }
     group_sync(group);
-    if (lane < count) e += pair_energy(&c.coeff(lpc[lane] * c.nterms), c.nterms, lrsq[lane]);
+    if (lane < count) e += pair_energy<Pairs>(&c.coeff(lpc[lane] * nterms), nterms, lrsq[lane]);
     acc += e;
   }
 };

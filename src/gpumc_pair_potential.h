@@ -34,18 +34,20 @@ enum PairKind : int {
 // LAMMPS subtracts from the term (the energy at the cutoff under `pair_modify shift yes`, else
 // 0). Real is double, or float for the pair terms of the mixed precision kernels (converted from
 // the double table, so both evaluate the same formula). 16-byte aligned, so that a GPU loads a
-// term as whole vectors (32 bytes in float).
+// term as whole vectors (32 bytes in float); d and e last, so that lj/cut and morse terms load
+// from the first 48 bytes in double, as before the other kinds came.
 template <class Real>
 struct alignas(16) PairCoeffT {
   int kind = PAIR_NONE;
-  Real cutsq = 0, a = 0, b = 0, c = 0, d = 0, e = 0;
+  Real cutsq = 0, a = 0, b = 0, c = 0;
   Real offset = 0;
+  Real d = 0, e = 0;
 
   PairCoeffT() = default;
   template <class Other>
   explicit PairCoeffT(const PairCoeffT<Other> &o) :
-      kind(o.kind), cutsq((Real) o.cutsq), a((Real) o.a), b((Real) o.b), c((Real) o.c), d((Real) o.d),
-      e((Real) o.e), offset((Real) o.offset)
+      kind(o.kind), cutsq((Real) o.cutsq), a((Real) o.a), b((Real) o.b), c((Real) o.c), offset((Real) o.offset),
+      d((Real) o.d), e((Real) o.e)
   {
   }
 };
@@ -91,77 +93,93 @@ GPUMC_INLINE Real dsf_erfc(Real x, Real erfcd)
       erfcd;
 }
 
-template <class Real>
+// Which kinds a kernel is compiled for. A table of one lj/cut or morse term per pair (the
+// classic decks, and the benchmark's SiO2) runs kernels instantiated for PairsLJMorse, which
+// hold no code for the other kinds: on the H100 the kernels that could evaluate every kind ran
+// Morse SiO2 up to a fifth slower (registers, code size). Every other table runs PairsAny.
+struct PairsAny {
+  static constexpr bool any_kind = true;
+  GPUMC_INLINE static int terms(int nterms) { return nterms; }
+};
+struct PairsLJMorse {
+  static constexpr bool any_kind = false;
+  GPUMC_INLINE static constexpr int terms(int) { return 1; }
+};
+
+template <bool ANY_KIND = true, class Real>
 GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
 {
-  switch (p.kind) {
-    case PAIR_LJ_CUT: {
-      const Real r2inv = Real(1) / rsq;
-      const Real r6inv = r2inv * r2inv * r2inv;
-      return r6inv * (p.a * r6inv - p.b);
-    }
-    case PAIR_MORSE: {
-      const Real dexp = real_exp(-p.b * (real_sqrt(rsq) - p.c));
-      return p.a * (dexp * dexp - Real(2) * dexp);
-    }
-    case PAIR_BORN: {
-      const Real r2inv = Real(1) / rsq;
-      const Real r6inv = r2inv * r2inv * r2inv;
-      const Real rexp = real_exp((p.c - real_sqrt(rsq)) * p.b);
-      return p.a * rexp - p.d * r6inv + p.e * r6inv * r2inv;
-    }
-    case PAIR_BUCK: {
-      const Real r2inv = Real(1) / rsq;
-      const Real r6inv = r2inv * r2inv * r2inv;
-      return p.a * real_exp(-real_sqrt(rsq) * p.b) - p.c * r6inv;
-    }
-    case PAIR_MIE: {
-      const Real r2inv = Real(1) / rsq;
-      return p.a * real_pow(r2inv, p.c) - p.b * real_pow(r2inv, p.d);
-    }
-    case PAIR_YUKAWA: {
-      const Real r = real_sqrt(rsq);
-      return p.a * real_exp(-p.b * r) * (Real(1) / r);
-    }
-    case PAIR_SOFT: {
-      const Real arg = Real(M_PI) * real_sqrt(rsq) / p.b;
-      return p.a * (Real(1) + real_cos(arg));
-    }
-    case PAIR_COUL_CUT: return p.a * real_sqrt(Real(1) / rsq);
-    case PAIR_COUL_DSF:
-    case PAIR_COUL_ERFC: {
-      const Real r = real_sqrt(rsq);
-      const Real prefactor = p.a / r;
-      const Real erfcc = p.kind == PAIR_COUL_DSF ? dsf_erfc(p.b * r, real_exp(-p.b * p.b * rsq)) : real_erfc(p.b * r);
-      return prefactor * (erfcc - r * p.c - rsq * p.d);
-    }
-    default: return Real(0);
+  if (p.kind == PAIR_LJ_CUT) {
+    const Real r2inv = Real(1) / rsq;
+    const Real r6inv = r2inv * r2inv * r2inv;
+    return r6inv * (p.a * r6inv - p.b);
   }
+  if (p.kind == PAIR_MORSE) {
+    const Real dexp = real_exp(-p.b * (real_sqrt(rsq) - p.c));
+    return p.a * (dexp * dexp - Real(2) * dexp);
+  }
+  if constexpr (ANY_KIND) {
+    switch (p.kind) {
+      case PAIR_BORN: {
+        const Real r2inv = Real(1) / rsq;
+        const Real r6inv = r2inv * r2inv * r2inv;
+        const Real rexp = real_exp((p.c - real_sqrt(rsq)) * p.b);
+        return p.a * rexp - p.d * r6inv + p.e * r6inv * r2inv;
+      }
+      case PAIR_BUCK: {
+        const Real r2inv = Real(1) / rsq;
+        const Real r6inv = r2inv * r2inv * r2inv;
+        return p.a * real_exp(-real_sqrt(rsq) * p.b) - p.c * r6inv;
+      }
+      case PAIR_MIE: {
+        const Real r2inv = Real(1) / rsq;
+        return p.a * real_pow(r2inv, p.c) - p.b * real_pow(r2inv, p.d);
+      }
+      case PAIR_YUKAWA: {
+        const Real r = real_sqrt(rsq);
+        return p.a * real_exp(-p.b * r) * (Real(1) / r);
+      }
+      case PAIR_SOFT: {
+        const Real arg = Real(M_PI) * real_sqrt(rsq) / p.b;
+        return p.a * (Real(1) + real_cos(arg));
+      }
+      case PAIR_COUL_CUT: return p.a * real_sqrt(Real(1) / rsq);
+      case PAIR_COUL_DSF:
+      case PAIR_COUL_ERFC: {
+        const Real r = real_sqrt(rsq);
+        const Real prefactor = p.a / r;
+        const Real erfcc = p.kind == PAIR_COUL_DSF ? dsf_erfc(p.b * r, real_exp(-p.b * p.b * rsq)) : real_erfc(p.b * r);
+        return prefactor * (erfcc - r * p.c - rsq * p.d);
+      }
+      default: break;
+    }
+  }
+  return Real(0);
 }
 
 // Energy of one term at squared distance rsq; zero at and beyond its cutoff.
-template <class Real>
+template <bool ANY_KIND = true, class Real>
 GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, Real rsq)
 {
 #ifdef __CUDA_ARCH__
   // on a GPU the term is evaluated and then selected: no branch on the cutoff, so the coefficients
   // are loaded together up front rather than one dependent load after the test (a warp whose
   // lanes straddle the cutoff would run both sides of a branch anyway). The same value.
-  const Real e = pair_energy_unshifted(p, rsq) - p.offset;
+  const Real e = pair_energy_unshifted<ANY_KIND>(p, rsq) - p.offset;
   return rsq < p.cutsq ? e : Real(0);
 #else
-  return rsq < p.cutsq ? pair_energy_unshifted(p, rsq) - p.offset : Real(0);
+  return rsq < p.cutsq ? pair_energy_unshifted<ANY_KIND>(p, rsq) - p.offset : Real(0);
 #endif
 }
 
 // Energy of a type pair: the sum of its nterms terms (a pair style's, such as the Lennard-Jones
 // and the Coulomb term of lj/cut/coul/cut, or those of hybrid/overlay's sub-styles). Most tables
 // have one term per pair.
-template <class Real>
+template <class Pairs = PairsAny, class Real>
 GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> *terms, int nterms, Real rsq)
 {
-  Real e = pair_energy(terms[0], rsq);
-  for (int t = 1; t < nterms; t++) e += pair_energy(terms[t], rsq);
+  Real e = pair_energy<Pairs::any_kind>(terms[0], rsq);
+  for (int t = 1; t < Pairs::terms(nterms); t++) e += pair_energy<Pairs::any_kind>(terms[t], rsq);
   return e;
 }
 
@@ -171,16 +189,18 @@ GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> *terms, int nterms, Real rs
 // summed in double; rsq(p, q) is the squared distance of two positions (the nearest image in the
 // periodic box for the sequential chain, the plain distance in a checkerboard cell's frame). The
 // one definition for every kernel that corrects evaluated moves.
-template <class Real, class Rsq>
+template <class Pairs = PairsAny, class Real, class Rsq>
 GPUMC_INLINE double move_correction(const PairCoeffT<Real> *terms, int nterms, const Real was[3], const Real now[3],
                                     const Real p_old[3], const Real p_new[3], const Rsq &rsq)
 {
-  return (double) pair_energy(terms, nterms, rsq(p_new, now)) - (double) pair_energy(terms, nterms, rsq(p_new, was)) -
-      (double) pair_energy(terms, nterms, rsq(p_old, now)) + (double) pair_energy(terms, nterms, rsq(p_old, was));
+  return (double) pair_energy<Pairs>(terms, nterms, rsq(p_new, now)) -
+      (double) pair_energy<Pairs>(terms, nterms, rsq(p_new, was)) -
+      (double) pair_energy<Pairs>(terms, nterms, rsq(p_old, now)) +
+      (double) pair_energy<Pairs>(terms, nterms, rsq(p_old, was));
 }
 template <class Real, class Rsq>
-GPUMC_INLINE double move_correction(const PairCoeffT<Real> &pc, const Real was[3], const Real now[3], const Real p_old[3],
-                                    const Real p_new[3], const Rsq &rsq)
+GPUMC_INLINE double move_correction(const PairCoeffT<Real> &pc, const Real was[3], const Real now[3],
+                                    const Real p_old[3], const Real p_new[3], const Rsq &rsq)
 {
   return move_correction(&pc, 1, was, now, p_old, p_new, rsq);
 }
@@ -324,6 +344,13 @@ struct PairTable {
     double sum = tail_coeff(type, type);
     for (int j = 1; j <= ntypes && !tail.empty(); j++) sum += 2.0 * (double) count[j] * tail_coeff(type, j);
     return sum / volume + self_energy(type);
+  }
+  // One term per pair, each lj/cut or morse: kernels for PairsLJMorse evaluate it.
+  bool lj_morse_only() const
+  {
+    for (const auto &c : coeff)
+      if (nterms != 1 || (c.kind != PAIR_NONE && c.kind != PAIR_LJ_CUT && c.kind != PAIR_MORSE)) return false;
+    return true;
   }
   // Whether any of these depends on the type counts.
   bool counts_matter() const { return !tail.empty() || !self.empty(); }

@@ -231,8 +231,8 @@ struct LJCutCoulCutReader : PairLJCutCoulCut {
           (s->*&LJCutCoulCutReader::lj4)[i][j], 0, 0, 0, (s->*&LJCutCoulCutReader::offset)[i][j]);
     r.add(gpumc::PAIR_COUL_CUT, (s->*&LJCutCoulCutReader::cut_coulsq)[i][j], r.qq());
     r.set_tail(pair,
-               gpumc::lj_cut_tail_coeff((s->*&LJCutCoulCutReader::epsilon)[i][j], (s->*&LJCutCoulCutReader::sigma)[i][j],
-                                        cut_lj),
+               gpumc::lj_cut_tail_coeff((s->*&LJCutCoulCutReader::epsilon)[i][j],
+                                        (s->*&LJCutCoulCutReader::sigma)[i][j], cut_lj),
                cut_lj);
   }
 };
@@ -280,8 +280,8 @@ struct LJCutCoulDSFReader : PairLJCutCoulDSF {
     r.add_dsf(gpumc::PAIR_COUL_DSF, s->*&LJCutCoulDSFReader::cut_coulsq, s->*&LJCutCoulDSFReader::alpha,
               s->*&LJCutCoulDSFReader::e_shift, s->*&LJCutCoulDSFReader::f_shift);
     r.set_tail(pair,
-               gpumc::lj_cut_tail_coeff((s->*&LJCutCoulDSFReader::epsilon)[i][j], (s->*&LJCutCoulDSFReader::sigma)[i][j],
-                                        cut_lj),
+               gpumc::lj_cut_tail_coeff((s->*&LJCutCoulDSFReader::epsilon)[i][j],
+                                        (s->*&LJCutCoulDSFReader::sigma)[i][j], cut_lj),
                cut_lj);
   }
 };
@@ -455,8 +455,8 @@ gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
                      "lammps/lammps#5182): thermo pe omits the offsets, while GPUMC's energies include them as pair "
                      "style morse does", who, full_style);
     if (pair->tail_flag)
-      error->warning(FLERR, "{}: pair style morse has no tail correction in LAMMPS; 'pair_modify tail yes' adds nothing",
-                     who);
+      error->warning(FLERR,
+                     "{}: pair style morse has no tail correction in LAMMPS; 'pair_modify tail yes' adds nothing", who);
   }
 
   // The styles keep their coefficients for i <= j only (lj/cut never mirrors epsilon and sigma

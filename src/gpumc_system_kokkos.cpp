@@ -35,6 +35,7 @@ DeviceSystem<DeviceType>::DeviceSystem(const PairTable &table, int team_size, bo
   Kokkos::deep_copy(c_.row_cutsq, h_row);
   row_cutsq_.assign(h_row.data(), h_row.data() + ntypes_ + 1);
   table_ = table;
+  lj_morse_ = table.lj_morse_only();
   c_.scalar = View<double *>("gpumc:scalars", DS_COUNT);
   c_.counter = View<long *>("gpumc:counters", DC_COUNT);
 }

@@ -137,6 +137,7 @@ class DeviceSystem {
   double cut_max_ = 0.0;
   double box_lo_[3] = {0, 0, 0}, box_len_[3] = {0, 0, 0};    // the host's copy of the box
   PairTable table_;                  // the host's copy of the interactions
+  bool lj_morse_ = false;            // kernels for PairsLJMorse evaluate the table
   std::vector<double> row_cutsq_;    // the host's copy of c_.row_cutsq
   std::vector<long> type_count_;
   kk::CellData<DeviceType> c_;
@@ -213,7 +214,7 @@ class DeviceSystem {
   void volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move);
 
   // Widom insertions (gpumc_widom_kokkos.cpp)
-  template <class Real>
+  template <class Real, class Pairs>
   double widom_tiled(const kk::WidomArgs &a, const CounterRNG &rng);
   // Threads per team of the Widom kernel: a warp on a GPU, so that a box's insertions fill whole
   // rounds of 32 more often than rounds of a larger team.
@@ -223,7 +224,7 @@ class DeviceSystem {
   // checkerboard sweeps (gpumc_checkerboard_kokkos.cpp)
   void launch_checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t sweep,
                                  bool measure);
-  template <class Real>
+  template <class Real, class Pairs>
   void checker_colours(const CheckerGrid &g, const int order[8], int fullest, int window, double beta, double dmax,
                        const CounterRNG &rng, uint64_t sweep);
   int checker_team_size() const;

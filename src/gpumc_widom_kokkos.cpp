@@ -44,18 +44,18 @@ double DeviceSystem<DeviceType>::widom(int type, double beta, const CounterRNG &
                             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>(0, (int64_t) done),
                             kk::WidomSimpleFunctor<DeviceType>{c_, a, rng}, sum);
   } else if (mixed_) {
-    sum = widom_tiled<float>(a, rng);
+    sum = lj_morse_ ? widom_tiled<float, PairsLJMorse>(a, rng) : widom_tiled<float, PairsAny>(a, rng);
   } else {
-    sum = widom_tiled<double>(a, rng);
+    sum = lj_morse_ ? widom_tiled<double, PairsLJMorse>(a, rng) : widom_tiled<double, PairsAny>(a, rng);
   }
   return sum / (double) done;
 }
 
 template <class DeviceType>
-template <class Real>
+template <class Real, class Pairs>
 double DeviceSystem<DeviceType>::widom_tiled(const kk::WidomArgs &a, const CounterRNG &rng)
 {
-  using F = kk::WidomTiledFunctor<DeviceType, Real>;
+  using F = kk::WidomTiledFunctor<DeviceType, Real, Pairs>;
   F f{c_, a, rng};
   int most = 0;
   Kokkos::parallel_reduce("gpumc:widom_staged_max",
@@ -64,7 +64,7 @@ double DeviceSystem<DeviceType>::widom_tiled(const kk::WidomArgs &a, const Count
   f.cap = std::max(most, 1);
   const int team = widom_team();
   double sum = 0.0;
-  const size_t bytes = F::scratch_bytes(f.cap, c_.nt1 * c_.nterms);
+  const size_t bytes = F::scratch_bytes(f.cap, c_.nt1 * Pairs::terms(c_.nterms));
   f.level = bytes <= TeamPolicy::scratch_size_max(0) ? 0 : 1;
   const char *label = std::is_same<Real, float>::value ? "gpumc:widom_tiled_mixed" : "gpumc:widom_tiled";
   if constexpr (std::is_same<Real, float>::value) {

@@ -80,8 +80,9 @@ struct WidomSimpleFunctor {
 // which share most of their neighbours.
 // (A warp per insertion needed the lanes to list the neighbours first, and one lane to do the
 // insertion's exponential and sum.)
-// Real: the precision of the staged positions and pair terms; sums are double.
-template <class DeviceType, class Real>
+// Real: the precision of the staged positions and pair terms; sums are double. Pairs: the pair
+// kinds compiled in (gpumc_pair_potential.h).
+template <class DeviceType, class Real, class Pairs>
 struct WidomTiledFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -161,7 +162,7 @@ struct WidomTiledFunctor {
     double corner[3];
     widom_box(c.g, a, b, c0, corner);
     const int nw[3] = {W, W, W};
-    const int nterms = c.nterms, row_terms = c.nt1 * nterms;
+    const int nterms = Pairs::terms(c.nterms), row_terms = c.nt1 * nterms;
     ScratchCarver carve{(char *) tm.team_scratch(level).get_shmem_aligned(scratch_bytes(cap, row_terms),
                                                                            ScratchCarver::ALIGN)};
     StagedAtoms<Real> atoms;
@@ -214,12 +215,12 @@ struct WidomTiledFunctor {
             int jtype[CANDIDATE_ROUNDS];
             for (int u = 0; u < CANDIDATE_ROUNDS; u++) rsq[u] = staged_distance_sq(atoms, j + u, q, jtype[u]);
             for (int u = 0; u < CANDIDATE_ROUNDS; u++)
-              if (rsq[u] < cutsq) e += (double) pair_energy(row + jtype[u] * nterms, nterms, rsq[u]);
+              if (rsq[u] < cutsq) e += (double) pair_energy<Pairs>(row + jtype[u] * nterms, nterms, rsq[u]);
           }
           for (; j < nstaged; j++) {
             int jtype;
             const Real rsq = staged_distance_sq(atoms, j, q, jtype);
-            if (rsq < cutsq) e += (double) pair_energy(row + jtype * nterms, nterms, rsq);
+            if (rsq < cutsq) e += (double) pair_energy<Pairs>(row + jtype * nterms, nterms, rsq);
           }
           part += exp(-a.beta * (e + a.count_shift));
         },
