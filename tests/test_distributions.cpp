@@ -58,7 +58,18 @@ struct TwoBody {
   const char *pair;
   std::function<double(double)> u;
   double temperature;
+  double charge = 0.0;    // of both particles (atom_style charge), if not 0
 };
+
+// Damped shifted force Coulomb (Fennell and Gezelter, J. Chem. Phys. 124 (2006) 234104) of
+// charges with product qq: the potential and its force shifted to zero at the cutoff
+double dsf(double r, double qq, double alpha, double rc)
+{
+  const double f_shift = -(std::erfc(alpha * rc) / (rc * rc) + 2.0 / std::sqrt(M_PI) * alpha *
+                           std::exp(-alpha * alpha * rc * rc) / rc);
+  const double e_shift = std::erfc(alpha * rc) / rc - f_shift * rc;
+  return qq * (std::erfc(alpha * r) / r - e_shift - r * f_shift);
+}
 
 // The translation algorithms: every exact-distribution test below runs with each.
 class ByAlgorithm : public ::testing::TestWithParam<const char *> {};
@@ -75,13 +86,17 @@ TEST_P(ByAlgorithm, TwoParticlePairDistance)
       {"lj", "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\n", [](double r) { return r < 2.5 ? lj(r, 1.0, 1.0) : 0.0; }, 0.7},
       {"morse", "pair_style morse 2.5\npair_coeff 1 1 1.0 2.0 1.2\n",
        [](double r) { return r < 2.5 ? morse(r, 1.0, 2.0, 1.2) : 0.0; }, 0.5},
+      // two like charges: DSF Coulomb repulsion against the Lennard-Jones attraction
+      {"lj_coul_dsf", "pair_style lj/cut/coul/dsf 0.3 2.5 2.5\npair_coeff 1 1 1.0 1.0\n",
+       [](double r) { return r < 2.5 ? lj(r, 1.0, 1.0) + dsf(r, 0.25, 0.3, 2.5) : 0.0; }, 0.7, 0.5},
   };
   for (const auto &c : cases) {
     LammpsSession s;
-    s.cmd(fmt::format("units lj\natom_style atomic\natom_modify map array\nregion box block 0 {0} 0 {0} 0 {0}\n"
+    s.cmd(fmt::format("units lj\natom_style {2}\natom_modify map array\nregion box block 0 {0} 0 {0} 0 {0}\n"
                       "create_box 1 box\ncreate_atoms 1 single 1.0 1.0 1.0\ncreate_atoms 1 single 2.3 1.0 1.0\n"
                       "mass 1 1.0\n{1}",
-                      L, c.pair));
+                      L, c.pair, c.charge != 0.0 ? "charge" : "atomic"));
+    if (c.charge != 0.0) s.cmd(fmt::format("set type 1 charge {}", c.charge));
     s.cmd(fmt::format("fix mc all gpumc/nvt 25 {} 2024 tune 2000 algorithm {}\n"
                       "variable dx equal x[2]-x[1]-lx*round((x[2]-x[1])/lx)\n"
                       "variable dy equal y[2]-y[1]-ly*round((y[2]-y[1])/ly)\n"

@@ -52,7 +52,9 @@ TEST(Kokkos, WidomStagedKernelMatchesTheSimpleOne)
     int type;
     double temperature;
   };
-  const Case cases[] = {{fmt::format(SIO2, ""), 2, 4000.0}, {fmt::format(LJ_MIX, ""), 3, 1.2}};
+  const Case cases[] = {{fmt::format(SIO2, ""), 2, 4000.0},
+                        {fmt::format(LJ_MIX, ""), 3, 1.2},
+                        {fmt::format(CHARGED, ""), 2, 4000.0}};
   for (const auto &c : cases) for (const int split : {0, 1, 2, 3}) {    // 0: the engine's choice
     double factor[2];
     for (int simple = 0; simple < 2; simple++) {

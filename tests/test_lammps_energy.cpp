@@ -9,7 +9,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <iterator>
 #include <ostream>
 #include <string>
 
@@ -99,9 +101,9 @@ std::string setup_lines(const Case &c, int natoms_per_type, int seed)
                      "create_atoms 3 random {} {} NULL overlap {} maxtry 200\n"
                      "set group all type/ratio 3 0.3 {}\nset type 1 type/ratio 2 0.4 {}\n"    // types not in ID order
                      "mass * 1.0\n{}{}thermo_modify norm no\n",
-                     c.units, c.charged ? "charge" : "atomic", c.box, 1.1 * c.box, 0.9 * c.box, natoms_per_type, seed, c.overlap, natoms_per_type,
-                     seed + 1, c.overlap, natoms_per_type, seed + 2, c.overlap, seed + 3, seed + 4,
-                     c.charged ? "set type 1 charge 1.2\nset type 2 charge -0.9\nset type 3 charge 0.3\n" : "", c.pair);
+                     c.units, c.charged ? "charge" : "atomic", c.box, 1.1 * c.box, 0.9 * c.box, natoms_per_type, seed,
+                     c.overlap, natoms_per_type, seed + 1, c.overlap, natoms_per_type, seed + 2, c.overlap, seed + 3,
+                     seed + 4, c.charged ? "set type 1 charge 1.2\nset type 2 charge -0.9\nset type 3 charge 0.3\n" : "", c.pair);
 }
 
 // readable names in test listings (not byte dumps)
@@ -173,4 +175,19 @@ TEST(EnergyVsComputePe, NpteEnergyWithTailFollowsTheVolume)
   EXPECT_GT(s.fix_vector("mc", 9), 0.0);    // some volume moves accepted
   EXPECT_NEAR(s.fix_scalar("mc"), pe, 1e-10 * std::fabs(pe));
   EXPECT_NEAR(s.fix_vector("mc", 13), s.thermo("vol"), 1e-12 * s.thermo("vol"));
+}
+
+TEST(EnergyVsComputePe, ChargesChangedBetweenRunsAreSeen)
+{
+  // the Coulomb terms hold the charges: a `set charge` between runs must reach the running energy
+  const Case &c = *std::find_if(std::begin(CASES), std::end(CASES),
+                                [](const Case &k) { return std::string(k.name) == "coul_dsf"; });
+  LammpsSession s;
+  s.cmd(setup_lines(c, 70, 19));
+  s.cmd("fix mc all gpumc/nvt 2 4000.0 4712\nthermo 5\nrun 10");
+  const double pe = s.thermo("pe");
+  s.cmd("set type 2 charge -0.5\nset type 3 charge 0.7\nrun 10");
+  const double pe2 = s.thermo("pe");
+  EXPECT_GT(std::fabs(pe2 - pe), 0.01 * std::fabs(pe));
+  EXPECT_NEAR(s.fix_scalar("mc"), pe2, 1e-10 * std::fabs(pe2));
 }

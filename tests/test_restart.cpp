@@ -16,6 +16,11 @@ const char *SETUP = "units lj\natom_style atomic\nlattice fcc 0.8\nregion box bl
                     "create_atoms 1 box\nset type 1 type/ratio 2 0.5 99\nmass * 1.0\n"
                     "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.8 1.1\npair_modify tail yes\n"
                     "thermo 10\n";
+// charged: Lennard-Jones with DSF Coulomb (the restart holds the charges and the pair style)
+const char *CHARGED_SETUP = "units lj\natom_style charge\nlattice fcc 0.8\nregion box block 0 4 0 4 0 4\n"
+                            "create_box 2 box\ncreate_atoms 1 box\nset type 1 type/ratio 2 0.5 99\nmass * 1.0\n"
+                            "set type 1 charge 0.5\nset type 2 charge -0.5\npair_style lj/cut/coul/dsf 0.3 2.5 2.5\n"
+                            "pair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.8 1.1\nthermo 10\n";
 
 struct State {
   std::vector<double> x, box, fix;
@@ -45,20 +50,26 @@ void expect_same(const State &a, const State &b)
 TEST(Restart, SplitChainEqualsUnbrokenChain)
 {
   const std::string file = testing::TempDir() + "gpumc_restart.bin";
-  for (const char *fix : {"gpumc/nvt 10 1.2 5 tune 50", "gpumc/npt 10 1.2 1.0 5 tune 50",
-                          "gpumc/npt 10 1.2 1.0 5 volume sides check 3 tune 50",
-                          "gpumc/nvt 10 1.2 5 tune 50 algorithm checkerboard",
-                          "gpumc/npt 10 1.2 1.0 5 tune 50 algorithm checkerboard"}) {
+  const std::pair<const char *, const char *> cases[] = {
+      {SETUP, "gpumc/nvt 10 1.2 5 tune 50"},
+      {SETUP, "gpumc/npt 10 1.2 1.0 5 tune 50"},
+      {SETUP, "gpumc/npt 10 1.2 1.0 5 volume sides check 3 tune 50"},
+      {SETUP, "gpumc/nvt 10 1.2 5 tune 50 algorithm checkerboard"},
+      {SETUP, "gpumc/npt 10 1.2 1.0 5 tune 50 algorithm checkerboard"},
+      {CHARGED_SETUP, "gpumc/npt 10 1.2 1.0 5 tune 50"},
+      {CHARGED_SETUP, "gpumc/nvt 10 1.2 5 tune 50 algorithm checkerboard"},
+  };
+  for (const auto &[setup, fix] : cases) {
     const std::string fixline = fmt::format("fix mc all {}\n", fix);
     State whole, split;
     {
       LammpsSession s;
-      s.cmd(std::string(SETUP) + fixline + "run 200");
+      s.cmd(std::string(setup) + fixline + "run 200");
       whole = capture(s);
     }
     {
       LammpsSession s;
-      s.cmd(std::string(SETUP) + fixline + "run 100\nwrite_restart " + file);
+      s.cmd(std::string(setup) + fixline + "run 100\nwrite_restart " + file);
     }
     {
       LammpsSession s;
@@ -66,7 +77,7 @@ TEST(Restart, SplitChainEqualsUnbrokenChain)
       split = capture(s);
     }
     std::remove(file.c_str());
-    SCOPED_TRACE(fix);
+    SCOPED_TRACE(std::string(fix) + (setup == CHARGED_SETUP ? ", charged" : ""));
     expect_same(whole, split);
     EXPECT_EQ(whole.fix[0], 200.0 * 10 * 256);    // the trials really ran
   }
