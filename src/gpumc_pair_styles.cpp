@@ -103,6 +103,26 @@ struct Reader {
   {
     add_dsf(gpumc::PAIR_COUL_ERFC, cut_coul * cut_coul, alpha, std::erfc(alpha * cut_coul) / cut_coul, 0.0);
   }
+  // the Lennard-Jones term of lj/cut and of its Coulomb kin, with its tail
+  void add_lj(Pair *pair, double cut_ljsq, double **lj3, double **lj4, double **offset, double **epsilon,
+              double **sigma)
+  {
+    add(gpumc::PAIR_LJ_CUT, cut_ljsq, lj3[i][j], lj4[i][j], 0, 0, 0, offset[i][j]);
+    const double cut = std::sqrt(cut_ljsq);
+    set_tail(pair, gpumc::lj_cut_tail_coeff(epsilon[i][j], sigma[i][j], cut), cut);
+  }
+  // the Buckingham term of buck and buck/coul/cut, with its tail
+  void add_buck(Pair *pair, double cutsq, double **a, double **rho, double **rhoinv, double **c, double **offset)
+  {
+    add(gpumc::PAIR_BUCK, cutsq, a[i][j], rhoinv[i][j], c[i][j], 0, 0, offset[i][j]);
+    const double cut = std::sqrt(cutsq);
+    set_tail(pair, gpumc::born_tail_coeff(a[i][j], rho[i][j], 0.0, c[i][j], 0.0, cut), cut);
+  }
+  // the Born term of born and born/coul/* (the tail is born's alone)
+  void add_born(double cutsq, double **a, double **rhoinv, double **sigma, double **c, double **d, double **offset)
+  {
+    add(gpumc::PAIR_BORN, cutsq, a[i][j], rhoinv[i][j], sigma[i][j], c[i][j], d[i][j], offset[i][j]);
+  }
   // tail_ij of the pair's term of cutoff cut, where the style has `pair_modify tail yes`
   void set_tail(Pair *pair, double value, double cut)
   {
@@ -131,12 +151,8 @@ struct LJCutReader : PairLJCut {
   static void read(Pair *pair, Reader &r)
   {
     auto *s = style_of<PairLJCut>(pair, r);
-    const int i = r.i, j = r.j;
-    r.add(gpumc::PAIR_LJ_CUT, pair->cutsq[i][j], (s->*&LJCutReader::lj3)[i][j], (s->*&LJCutReader::lj4)[i][j], 0,
-          0, 0, (s->*&LJCutReader::offset)[i][j]);
-    const double cut = std::sqrt(pair->cutsq[i][j]);
-    r.set_tail(pair, gpumc::lj_cut_tail_coeff((s->*&LJCutReader::epsilon)[i][j], (s->*&LJCutReader::sigma)[i][j], cut),
-               cut);
+    r.add_lj(pair, pair->cutsq[r.i][r.j], s->*&LJCutReader::lj3, s->*&LJCutReader::lj4, s->*&LJCutReader::offset,
+             s->*&LJCutReader::epsilon, s->*&LJCutReader::sigma);
   }
 };
 
@@ -157,8 +173,7 @@ struct BornReader : PairBorn {
     const int i = r.i, j = r.j;
     double **a = s->*&BornReader::a, **rho = s->*&BornReader::rho, **sigma = s->*&BornReader::sigma;
     double **c = s->*&BornReader::c, **d = s->*&BornReader::d;
-    r.add(gpumc::PAIR_BORN, pair->cutsq[i][j], a[i][j], (s->*&BornReader::rhoinv)[i][j], sigma[i][j], c[i][j],
-          d[i][j], (s->*&BornReader::offset)[i][j]);
+    r.add_born(pair->cutsq[i][j], a, s->*&BornReader::rhoinv, sigma, c, d, s->*&BornReader::offset);
     const double cut = std::sqrt(pair->cutsq[i][j]);
     r.set_tail(pair, gpumc::born_tail_coeff(a[i][j], rho[i][j], sigma[i][j], c[i][j], d[i][j], cut), cut);
   }
@@ -168,12 +183,8 @@ struct BuckReader : PairBuck {
   static void read(Pair *pair, Reader &r)
   {
     auto *s = style_of<PairBuck>(pair, r);
-    const int i = r.i, j = r.j;
-    double **a = s->*&BuckReader::a, **rho = s->*&BuckReader::rho, **c = s->*&BuckReader::c;
-    r.add(gpumc::PAIR_BUCK, pair->cutsq[i][j], a[i][j], (s->*&BuckReader::rhoinv)[i][j], c[i][j], 0, 0,
-          (s->*&BuckReader::offset)[i][j]);
-    const double cut = std::sqrt(pair->cutsq[i][j]);
-    r.set_tail(pair, gpumc::born_tail_coeff(a[i][j], rho[i][j], 0.0, c[i][j], 0.0, cut), cut);
+    r.add_buck(pair, pair->cutsq[r.i][r.j], s->*&BuckReader::a, s->*&BuckReader::rho, s->*&BuckReader::rhoinv,
+               s->*&BuckReader::c, s->*&BuckReader::offset);
   }
 };
 
@@ -224,31 +235,22 @@ struct CoulWolfReader : PairCoulWolf {
 struct LJCutCoulCutReader : PairLJCutCoulCut {
   static void read(Pair *pair, Reader &r)
   {
+    using R = LJCutCoulCutReader;
     auto *s = style_of<PairLJCutCoulCut>(pair, r);
-    const int i = r.i, j = r.j;
-    const double cut_lj = std::sqrt((s->*&LJCutCoulCutReader::cut_ljsq)[i][j]);
-    r.add(gpumc::PAIR_LJ_CUT, cut_lj * cut_lj, (s->*&LJCutCoulCutReader::lj3)[i][j],
-          (s->*&LJCutCoulCutReader::lj4)[i][j], 0, 0, 0, (s->*&LJCutCoulCutReader::offset)[i][j]);
-    r.add(gpumc::PAIR_COUL_CUT, (s->*&LJCutCoulCutReader::cut_coulsq)[i][j], r.qq());
-    r.set_tail(pair,
-               gpumc::lj_cut_tail_coeff((s->*&LJCutCoulCutReader::epsilon)[i][j],
-                                        (s->*&LJCutCoulCutReader::sigma)[i][j], cut_lj),
-               cut_lj);
+    r.add_lj(pair, (s->*&R::cut_ljsq)[r.i][r.j], s->*&R::lj3, s->*&R::lj4, s->*&R::offset, s->*&R::epsilon,
+             s->*&R::sigma);
+    r.add(gpumc::PAIR_COUL_CUT, (s->*&R::cut_coulsq)[r.i][r.j], r.qq());
   }
 };
 
 struct BuckCoulCutReader : PairBuckCoulCut {
   static void read(Pair *pair, Reader &r)
   {
+    using R = BuckCoulCutReader;
     auto *s = style_of<PairBuckCoulCut>(pair, r);
-    const int i = r.i, j = r.j;
-    double **a = s->*&BuckCoulCutReader::a, **rho = s->*&BuckCoulCutReader::rho, **c = s->*&BuckCoulCutReader::c;
-    const double cut_ljsq = (s->*&BuckCoulCutReader::cut_ljsq)[i][j];
-    r.add(gpumc::PAIR_BUCK, cut_ljsq, a[i][j], (s->*&BuckCoulCutReader::rhoinv)[i][j], c[i][j], 0, 0,
-          (s->*&BuckCoulCutReader::offset)[i][j]);
-    r.add(gpumc::PAIR_COUL_CUT, (s->*&BuckCoulCutReader::cut_coulsq)[i][j], r.qq());
-    const double cut_lj = (s->*&BuckCoulCutReader::cut_lj)[i][j];
-    r.set_tail(pair, gpumc::born_tail_coeff(a[i][j], rho[i][j], 0.0, c[i][j], 0.0, cut_lj), cut_lj);
+    r.add_buck(pair, (s->*&R::cut_ljsq)[r.i][r.j], s->*&R::a, s->*&R::rho, s->*&R::rhoinv, s->*&R::c,
+               s->*&R::offset);
+    r.add(gpumc::PAIR_COUL_CUT, (s->*&R::cut_coulsq)[r.i][r.j], r.qq());
   }
 };
 
@@ -272,33 +274,22 @@ struct MieCutReader : PairMIECut {
 struct LJCutCoulDSFReader : PairLJCutCoulDSF {
   static void read(Pair *pair, Reader &r)
   {
+    using R = LJCutCoulDSFReader;
     auto *s = style_of<PairLJCutCoulDSF>(pair, r);
-    const int i = r.i, j = r.j;
-    const double cut_lj = std::sqrt((s->*&LJCutCoulDSFReader::cut_ljsq)[i][j]);
-    r.add(gpumc::PAIR_LJ_CUT, (s->*&LJCutCoulDSFReader::cut_ljsq)[i][j], (s->*&LJCutCoulDSFReader::lj3)[i][j],
-          (s->*&LJCutCoulDSFReader::lj4)[i][j], 0, 0, 0, (s->*&LJCutCoulDSFReader::offset)[i][j]);
-    r.add_dsf(gpumc::PAIR_COUL_DSF, s->*&LJCutCoulDSFReader::cut_coulsq, s->*&LJCutCoulDSFReader::alpha,
-              s->*&LJCutCoulDSFReader::e_shift, s->*&LJCutCoulDSFReader::f_shift);
-    r.set_tail(pair,
-               gpumc::lj_cut_tail_coeff((s->*&LJCutCoulDSFReader::epsilon)[i][j],
-                                        (s->*&LJCutCoulDSFReader::sigma)[i][j], cut_lj),
-               cut_lj);
+    r.add_lj(pair, (s->*&R::cut_ljsq)[r.i][r.j], s->*&R::lj3, s->*&R::lj4, s->*&R::offset, s->*&R::epsilon,
+             s->*&R::sigma);
+    r.add_dsf(gpumc::PAIR_COUL_DSF, s->*&R::cut_coulsq, s->*&R::alpha, s->*&R::e_shift, s->*&R::f_shift);
   }
 };
 
 struct LJCutCoulWolfReader : PairLJCutCoulWolf {
   static void read(Pair *pair, Reader &r)
   {
+    using R = LJCutCoulWolfReader;
     auto *s = style_of<PairLJCutCoulWolf>(pair, r);
-    const int i = r.i, j = r.j;
-    const double cut_lj = std::sqrt((s->*&LJCutCoulWolfReader::cut_ljsq)[i][j]);
-    r.add(gpumc::PAIR_LJ_CUT, (s->*&LJCutCoulWolfReader::cut_ljsq)[i][j], (s->*&LJCutCoulWolfReader::lj3)[i][j],
-          (s->*&LJCutCoulWolfReader::lj4)[i][j], 0, 0, 0, (s->*&LJCutCoulWolfReader::offset)[i][j]);
-    r.add_wolf(s->*&LJCutCoulWolfReader::cut_coul, s->*&LJCutCoulWolfReader::alf);
-    r.set_tail(pair,
-               gpumc::lj_cut_tail_coeff((s->*&LJCutCoulWolfReader::epsilon)[i][j],
-                                        (s->*&LJCutCoulWolfReader::sigma)[i][j], cut_lj),
-               cut_lj);
+    r.add_lj(pair, (s->*&R::cut_ljsq)[r.i][r.j], s->*&R::lj3, s->*&R::lj4, s->*&R::offset, s->*&R::epsilon,
+             s->*&R::sigma);
+    r.add_wolf(s->*&R::cut_coul, s->*&R::alf);
   }
 };
 
@@ -307,26 +298,22 @@ struct LJCutCoulWolfReader : PairLJCutCoulWolf {
 struct BornCoulDSFReader : PairBornCoulDSF {
   static void read(Pair *pair, Reader &r)
   {
+    using R = BornCoulDSFReader;
     auto *s = style_of<PairBornCoulDSF>(pair, r);
-    const int i = r.i, j = r.j;
-    r.add(gpumc::PAIR_BORN, (s->*&BornCoulDSFReader::cut_ljsq)[i][j], (s->*&BornCoulDSFReader::a)[i][j],
-          (s->*&BornCoulDSFReader::rhoinv)[i][j], (s->*&BornCoulDSFReader::sigma)[i][j],
-          (s->*&BornCoulDSFReader::c)[i][j], (s->*&BornCoulDSFReader::d)[i][j], (s->*&BornCoulDSFReader::offset)[i][j]);
-    r.add_dsf(gpumc::PAIR_COUL_ERFC, s->*&BornCoulDSFReader::cut_coulsq, s->*&BornCoulDSFReader::alpha,
-              s->*&BornCoulDSFReader::e_shift, s->*&BornCoulDSFReader::f_shift);
+    r.add_born((s->*&R::cut_ljsq)[r.i][r.j], s->*&R::a, s->*&R::rhoinv, s->*&R::sigma, s->*&R::c, s->*&R::d,
+               s->*&R::offset);
+    r.add_dsf(gpumc::PAIR_COUL_ERFC, s->*&R::cut_coulsq, s->*&R::alpha, s->*&R::e_shift, s->*&R::f_shift);
   }
 };
 
 struct BornCoulWolfReader : PairBornCoulWolf {
   static void read(Pair *pair, Reader &r)
   {
+    using R = BornCoulWolfReader;
     auto *s = style_of<PairBornCoulWolf>(pair, r);
-    const int i = r.i, j = r.j;
-    r.add(gpumc::PAIR_BORN, (s->*&BornCoulWolfReader::cut_ljsq)[i][j], (s->*&BornCoulWolfReader::a)[i][j],
-          (s->*&BornCoulWolfReader::rhoinv)[i][j], (s->*&BornCoulWolfReader::sigma)[i][j],
-          (s->*&BornCoulWolfReader::c)[i][j], (s->*&BornCoulWolfReader::d)[i][j],
-          (s->*&BornCoulWolfReader::offset)[i][j]);
-    r.add_wolf(s->*&BornCoulWolfReader::cut_coul, s->*&BornCoulWolfReader::alf);
+    r.add_born((s->*&R::cut_ljsq)[r.i][r.j], s->*&R::a, s->*&R::rhoinv, s->*&R::sigma, s->*&R::c, s->*&R::d,
+               s->*&R::offset);
+    r.add_wolf(s->*&R::cut_coul, s->*&R::alf);
   }
 };
 #endif
