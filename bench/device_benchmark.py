@@ -17,8 +17,10 @@ Rates are work over LAMMPS's loop time, median of --repeats runs.
 Writes <out>/device-<date>.json, a list of records {system, algorithm, n_atoms, metric, value,
 unit, device, date} with metric one of moves_per_s, insertions_per_s, volume_move_s,
 md_steps_per_s, sweeps_per_s, and <out>/device-<date>.md (a table).
+--system sio2-bks measures the same on charged silica (BKS Buckingham and charges, DSF Coulomb, a
+Lennard-Jones repulsion, over hybrid/overlay: lammps_bench.py) and writes device-<date>-sio2-bks.*.
 Usage: bench/device_benchmark.py --lmp build-dev/lmp [--out DIR] [--sizes 17,42,71] [--quick] [--team-scan]
-       [--only sequential,checkerboard,widom,volume,md]
+       [--only sequential,checkerboard,widom,volume,md] [--system sio2-morse|sio2-bks]
 """
 
 import argparse
@@ -28,7 +30,7 @@ import os
 import subprocess
 import tempfile
 
-from lammps_bench import SIO2_SETUP, loop_time, median, run_lammps
+from lammps_bench import SYSTEMS, loop_time, median, run_lammps
 
 KOKKOS = ["-k", "on", "g", "1", "-sf", "kk", "-pk", "kokkos", "neigh", "half", "newton", "on"]
 
@@ -43,9 +45,9 @@ def gpu_name():
 SECTIONS = ("sequential", "checkerboard", "widom", "volume", "md")
 
 
-def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS):
+def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS, system="sio2-morse"):
     natoms = n ** 3
-    base = SIO2_SETUP.format(n=n)
+    base = SYSTEMS[system][0].format(n=n)
     out = []
     scale = 0.2 if quick else 1.0
 
@@ -116,6 +118,8 @@ def main():
     ap.add_argument("--lmp", default="build-dev/lmp")
     ap.add_argument("--out", default="bench/results")
     ap.add_argument("--sizes", default="17,42,71")
+    ap.add_argument("--system", default="sio2-morse", choices=sorted(SYSTEMS),
+                    help="sio2-morse (the seed study's system) or sio2-bks (charged: Buckingham, DSF Coulomb)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--team-scan", action="store_true", help="checkerboard team sizes 32-256 at N >= 50000")
@@ -132,17 +136,17 @@ def main():
     with tempfile.TemporaryDirectory() as work:
         for n in [int(v) for v in args.sizes.split(",")]:
             natoms, results = measure(lmp, n, 1 if args.quick else args.repeats, args.quick, work,
-                                      args.team_scan, args.only.split(","))
+                                      args.team_scan, args.only.split(","), args.system)
             for algorithm, metric, value, unit in results:
-                records.append(dict(system="sio2-morse", algorithm=algorithm, n_atoms=natoms, metric=metric,
+                records.append(dict(system=args.system, algorithm=algorithm, n_atoms=natoms, metric=metric,
                                     value=float(f"{value:.5g}"), unit=unit, device=device, date=date))
                 print(f"N={natoms:7d} {algorithm:34s} {value:12.5g} {unit}", flush=True)
     os.makedirs(args.out, exist_ok=True)
-    stem = os.path.join(args.out, f"device-{date}")
+    stem = os.path.join(args.out, f"device-{date}" + ("" if args.system == "sio2-morse" else "-" + args.system))
     with open(stem + ".json", "w") as f:
         json.dump(records, f, indent=1)
     with open(stem + ".md", "w") as f:
-        f.write(f"# Device benchmark, {date}\n\nDevice: {device}. SiO2 Morse (rc 9 A, 0.053679 atoms/A^3, 4000 K), "
+        f.write(f"# Device benchmark, {date}\n\nDevice: {device}. {SYSTEMS[args.system][1]}, "
                 "simple cubic lattice start. LAMMPS 4Feb2025 + USER-GPUMC, KOKKOS (CUDA), `-k on g 1 -sf kk -pk "
                 "kokkos neigh half newton on`. Median of repeated runs over LAMMPS's loop time.\n\n")
         f.write("| N | algorithm | value | unit |\n|---|---|---|---|\n")

@@ -17,11 +17,9 @@ pair_style lj/cut 2.5
 pair_coeff 1 1 1.0 1.0
 """
 
-# The seed study's SiO2 Morse system on a simple cubic lattice of n^3 sites (0.053679 atoms/A^3),
-# two thirds O (type 2), Morse truncated at 9 A
-SIO2_SETUP = """units metal
-atom_style atomic
-variable a equal (1.0/0.053679)^(1.0/3.0)
+# The seed study's SiO2 lattice: a simple cubic lattice of n^3 sites (0.053679 atoms/A^3), two
+# thirds O (type 2)
+SIO2_LATTICE = """variable a equal (1.0/0.053679)^(1.0/3.0)
 lattice sc $(v_a)
 region box block 0 {n} 0 {n} 0 {n}
 create_box 2 box
@@ -29,11 +27,33 @@ create_atoms 1 box
 set type 1 type/ratio 2 0.6666667 4928
 mass 1 28.0855
 mass 2 15.9994
-pair_style morse 9.0
+"""
+
+# The seed study's SiO2 Morse system, Morse truncated at 9 A
+SIO2_SETUP = "units metal\natom_style atomic\n" + SIO2_LATTICE + """pair_style morse 9.0
 pair_coeff 1 1 0.007695 2.0446 3.7598
 pair_coeff 1 2 1.99597 2.6518 1.628
 pair_coeff 2 2 0.023272 1.3731 3.791
 """
+
+# Silica with charges on the same lattice: BKS's Buckingham terms and charges (van Beest, Kramer
+# and van Santen, Phys. Rev. Lett. 64 (1990) 1955), DSF Coulomb (alpha 0.25/A, 9 A) in place of
+# Ewald, and a Lennard-Jones repulsion for Si-O and O-O that keeps MD and MC out of the Buckingham
+# collapse at short range
+SIO2_BKS_SETUP = "units metal\natom_style charge\n" + SIO2_LATTICE + """set type 1 charge 2.4
+set type 2 charge -1.2
+pair_style hybrid/overlay buck 8.0 coul/dsf 0.25 9.0 lj/cut 3.0
+pair_coeff 1 1 buck 0.0 1.0 0.0
+pair_coeff 1 2 buck 18003.7572 0.205205 133.5381
+pair_coeff 2 2 buck 1388.7730 0.362319 175.0
+pair_coeff * * coul/dsf
+pair_coeff 1 2 lj/cut 0.1 1.5
+pair_coeff 2 2 lj/cut 0.1 2.0
+"""
+
+SYSTEMS = {"sio2-morse": (SIO2_SETUP, "SiO2 Morse (rc 9 A, 0.053679 atoms/A^3, 4000 K)"),
+           "sio2-bks": (SIO2_BKS_SETUP, "SiO2 with BKS Buckingham and charges, DSF Coulomb (alpha 0.25/A, rc 9 A) "
+                        "and a Lennard-Jones repulsion (hybrid/overlay; 0.053679 atoms/A^3, 4000 K)")}
 
 
 def run_lammps(lmp, text, workdir, extra_args=()):
