@@ -60,21 +60,29 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
   const int batch = chain_batch();
   if (chain_.size() != batch) chain_ = kk::BatchData<DeviceType>(batch);
   const uint64_t nmobile = mobile.extent(0);
-  const size_t bytes = kk::ChainCommitFunctor<DeviceType>::scratch_bytes(batch);
-  for (uint64_t done = 0; done < nmoves; done += batch) {
-    const int count = (int) std::min<uint64_t>(batch, nmoves - done);
-    kk::ChainEvaluateFunctor<DeviceType> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
-    Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
-    Kokkos::parallel_for(
-        "gpumc:chain_corrections",
-        light(TeamPolicy(count, on_host() ? 1 : 64))
-            .set_scratch_size(0, Kokkos::PerTeam(kk::ChainCorrectionFunctor<DeviceType>::scratch_bytes(batch))),
-        kk::ChainCorrectionFunctor<DeviceType>{chain_, c_.scalar, c_.coeff, c_.nt1, c_.nterms,
-                                               cut_max_ * cut_max_ * (1.0 + 1e-12)});
-    kk::ChainCommitFunctor<DeviceType> commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
-    Kokkos::parallel_for("gpumc:chain_commit",
-                         light(TeamPolicy(1, commit_team())).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
-  }
+  // the kernels compiled for the table's pair kinds (gpumc_pair_potential.h)
+  auto run = [&](auto pairs) {
+    using Pairs = decltype(pairs);
+    using Correct = kk::ChainCorrectionFunctor<DeviceType, Pairs>;
+    using Commit = kk::ChainCommitFunctor<DeviceType, Pairs>;
+    const size_t bytes = Commit::scratch_bytes(batch);
+    for (uint64_t done = 0; done < nmoves; done += batch) {
+      const int count = (int) std::min<uint64_t>(batch, nmoves - done);
+      kk::ChainEvaluateFunctor<DeviceType, Pairs> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
+      Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
+      Kokkos::parallel_for("gpumc:chain_corrections",
+                           light(TeamPolicy(count, on_host() ? 1 : 64))
+                               .set_scratch_size(0, Kokkos::PerTeam(Correct::scratch_bytes(batch))),
+                           Correct{chain_, c_.scalar, c_.coeff, c_.nt1, c_.nterms, cut_max_ * cut_max_ * (1.0 + 1e-12)});
+      Commit commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
+      Kokkos::parallel_for("gpumc:chain_commit",
+                           light(TeamPolicy(1, commit_team())).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
+    }
+  };
+  if (lj_morse_)
+    run(PairsLJMorse{});
+  else
+    run(PairsAny{});
 }
 
 // the team that evaluates one move of a batch of the sequential chain: on a GPU 512 threads
@@ -94,7 +102,8 @@ int DeviceSystem<DeviceType>::chain_batch() const
   int batch = options_.chain_batch > 0 ? options_.chain_batch : std::max(8, (int) std::sqrt((double) natoms_));
   batch = std::min(batch, kk::CHAIN_BATCH_MAX);
   // no more than the deciding team's on-chip scratch holds
-  while (batch > 1 && kk::ChainCommitFunctor<DeviceType>::scratch_bytes(batch) > TeamPolicy::scratch_size_max(0))
+  while (batch > 1 &&
+         kk::ChainCommitFunctor<DeviceType, PairsAny>::scratch_bytes(batch) > TeamPolicy::scratch_size_max(0))
     batch = batch * 3 / 4;
   return batch;
 }
@@ -103,7 +112,10 @@ int DeviceSystem<DeviceType>::chain_batch() const
 template <class DeviceType>
 int DeviceSystem<DeviceType>::chain_team_max()
 {
-  return TeamPolicy(1, 1).team_size_max(kk::ChainEvaluateFunctor<DeviceType>{}, Kokkos::ParallelForTag());
+  using Any = kk::ChainEvaluateFunctor<DeviceType, PairsAny>;
+  using LJMorse = kk::ChainEvaluateFunctor<DeviceType, PairsLJMorse>;
+  return std::min(TeamPolicy(1, 1).team_size_max(Any{}, Kokkos::ParallelForTag()),
+                  TeamPolicy(1, 1).team_size_max(LJMorse{}, Kokkos::ParallelForTag()));
 }
 
 // compiled once, for the device types of LAMMPS's KOKKOS package

@@ -59,7 +59,7 @@ KOKKOS_INLINE_FUNCTION ChainTrial chain_trial(const CellData<DeviceType> &c,
 // new window and then the old one. Threads share the window's cells, several per cell when the
 // team outnumbers them (each thread's loop over atoms is then shorter). Every thread of the team
 // gets the sum.
-template <class DeviceType, class Member>
+template <class Pairs, class DeviceType, class Member>
 KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellData<DeviceType> &c,
                                                  const double lo[3], const double len[3], const ChainTrial &tr)
 {
@@ -73,7 +73,8 @@ KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellD
     span[d] = c_old[d] < c_new[d] ? c_new[d] - c_old[d] : c_old[d] - c_new[d];
     adjacent = adjacent && span[d] <= 1;
   }
-  const PairCoeff *row = c.coeff.data() + tr.type * c.nt1 * c.nterms;
+  const int nterms = Pairs::terms(c.nterms);
+  const PairCoeff *row = c.coeff.data() + tr.type * c.nt1 * nterms;
   const double cutsq = c.row_cutsq(tr.type);
   const int i = tr.atom;
   double dU = 0.0;
@@ -96,16 +97,16 @@ KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellD
             const int k = base + s;
             if (c.sid(k) == i) continue;
             const double xj = c.sx(k) + sh[0], yj = c.sy(k) + sh[1], zj = c.sz(k) + sh[2];
-            const PairCoeff *pc = row + c.stype(k) * c.nterms;
+            const PairCoeff *pc = row + c.stype(k) * nterms;
             if (with_new) {
               const double dx = tr.p_new[0] - xj, dy = tr.p_new[1] - yj, dz = tr.p_new[2] - zj;
               const double rsq = dx * dx + dy * dy + dz * dz;
-              if (rsq < cutsq) acc += pair_energy(pc, c.nterms, rsq);
+              if (rsq < cutsq) acc += pair_energy<Pairs>(pc, nterms, rsq);
             }
             if (with_old) {
               const double dx = tr.p_old[0] - xj, dy = tr.p_old[1] - yj, dz = tr.p_old[2] - zj;
               const double rsq = dx * dx + dy * dy + dz * dz;
-              if (rsq < cutsq) acc -= pair_energy(pc, c.nterms, rsq);
+              if (rsq < cutsq) acc -= pair_energy<Pairs>(pc, nterms, rsq);
             }
           }
         },
@@ -140,7 +141,7 @@ struct NearestImageRsq {
 };
 
 // Evaluation of moves first..first+count-1, a team per move.
-template <class DeviceType>
+template <class DeviceType, class Pairs>
 struct ChainEvaluateFunctor {
   using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
   CellData<DeviceType> c;
@@ -157,7 +158,7 @@ struct ChainEvaluateFunctor {
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
     const ChainTrial tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
-    const double dU = team_energy_change(team, c, lo, len, tr);
+    const double dU = team_energy_change<Pairs>(team, c, lo, len, tr);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       int cc[3];
       cell_coords(c.g, lo, len, tr.p_new, cc);
@@ -182,7 +183,7 @@ struct ChainEvaluateFunctor {
 // earlier move a. A pair whose four positions are all beyond the largest cutoff of each other
 // gets zero without a term evaluated and no link; a pair of moves of the same atom gets NaN (the
 // later one is evaluated again if the earlier one is accepted) and a link of both kinds.
-template <class DeviceType>
+template <class DeviceType, class Pairs>
 struct ChainCorrectionFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -213,8 +214,8 @@ struct ChainCorrectionFunctor {
         const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
         if (nearest_rsq(pm, pa, len) < cutsq_max || nearest_rsq(pm, qa, len) < cutsq_max ||
             nearest_rsq(qm, pa, len) < cutsq_max || nearest_rsq(qm, qa, len) < cutsq_max) {
-          corr = move_correction(&coeff((type * nt1 + b.index(a, 1)) * nterms), nterms, pa, qa, pm, qm,
-                                 NearestImageRsq{len});
+          const PairCoeff *terms = &coeff((type * nt1 + b.index(a, 1)) * Pairs::terms(nterms));
+          corr = move_correction<Pairs>(terms, nterms, pa, qa, pm, qm, NearestImageRsq{len});
           kind = NEAR;
         }
       }
@@ -252,7 +253,7 @@ struct ChainCorrectionFunctor {
 //     once. A move into a full cell stops the chain before it (the host makes room and resumes).
 // Every decision is the one of the strictly sequential chain: a move is decided with the energy
 // change it has after every earlier move, whatever the order in which the moves are decided.
-template <class DeviceType>
+template <class DeviceType, class Pairs>
 struct ChainCommitFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
@@ -465,7 +466,7 @@ struct ChainCommitFunctor {
         if (!write_moves(written, k)) return;    // the evaluation reads the cell list
         written = k;
         tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
-        dU = team_energy_change(team, c, lo, len, tr);
+        dU = team_energy_change<Pairs>(team, c, lo, len, tr);
       }
       const bool accept = metropolis_accept_log(-beta * dU, u(k), log_u(k));
       const int state = accept ? (again ? ACCEPTED_AGAIN : ACCEPTED) : REJECTED;
@@ -496,11 +497,12 @@ struct ChainCommitFunctor {
         }
         // its corrections to the later moves, from its actual positions (NaN for its own atom,
         // whose later moves are decided alone anyway)
-        const PairCoeff *row = c.coeff.data() + tr.type * c.nt1 * c.nterms;
+        const int nterms = Pairs::terms(c.nterms);
+        const PairCoeff *row = c.coeff.data() + tr.type * c.nt1 * nterms;
         for (int m = k + 1 + lane; m < count; m += group) {
           extra(m) += index(4 * m) == tr.atom
               ? Kokkos::Experimental::quiet_NaN<double>::value
-              : move_correction(row + index(4 * m + 1) * c.nterms, c.nterms, tr.p_old, tr.p_new, &pos(6 * m),
+              : move_correction<Pairs>(row + index(4 * m + 1) * nterms, nterms, tr.p_old, tr.p_new, &pos(6 * m),
                                 &pos(6 * m + 3), NearestImageRsq{len});
           accepted(m) = UNDECIDED;
         }
