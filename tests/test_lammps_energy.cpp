@@ -86,6 +86,10 @@ const Case CASES[] = {
                        "pair_coeff * * buck 100.0 0.3 10.0\npair_coeff 1 2 buck 18003.76 0.2052 133.54\n"
                        "pair_coeff * * coul/dsf\npair_coeff 1 2 lj/cut 0.01 1.3\npair_modify shift yes\n",
      "metal", 21.0, 1.4, true},
+    // a sub-style switched off with pair_modify compute no is left out, as LAMMPS leaves it out
+    {"hybrid_overlay_compute_no", "pair_style hybrid/overlay lj/cut 8.0 morse 9.0\npair_coeff * * lj/cut 0.01 2.5\n"
+                                  "pair_coeff * * morse 0.05 1.5 3.0\npair_modify pair morse compute no\n",
+     "metal", 21.0, 1.4},
     // sub-styles for some pairs only: type 3 has no Wolf term, so no Wolf self energy
     {"hybrid", "pair_style hybrid morse 9.0 coul/wolf 0.25 8.5 lj/cut 8.0\n"
                "pair_coeff 1 1 coul/wolf\npair_coeff 1 2 coul/wolf\npair_coeff 2 2 morse 0.05 1.5 3.0\n"
