@@ -414,8 +414,8 @@ gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
     error->all(FLERR, "{} requires a pair style ({})", who, supported_list());
   const std::string full_style = force->pair_style;
   const std::string style = base_style(full_style);
-  const bool hybrid = style == "hybrid" || style == "hybrid/overlay" || style == "hybrid/scaled";
   if (style == "hybrid/scaled") error->all(FLERR, "{} does not support pair style hybrid/scaled", who);
+  const bool hybrid = style == "hybrid" || style == "hybrid/overlay";
   const int ntypes = lmp->atom->ntypes;
 
   // the styles of each type pair (i <= j): the pair style, or hybrid's sub-styles for the pair

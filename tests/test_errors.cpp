@@ -77,6 +77,13 @@ std::vector<BadInput> bad_inputs()
       {"pair_style_hybrid_scaled", lj + "pair_style hybrid/scaled 0.5 lj/cut 2.5 0.5 lj/cut 2.5\n"
                                         "pair_coeff * * lj/cut 1 1.0 1.0\npair_coeff * * lj/cut 2 1.0 1.0\n",
        "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "does not support pair style hybrid/scaled"},
+      // one self energy per atom: two DSF sub-styles must share their settings
+      {"two_dsf_settings", "units lj\natom_style charge\nregion box block 0 8 0 8 0 8\ncreate_box 2 box\n"
+                           "create_atoms 1 random 50 3 NULL\ncreate_atoms 2 random 50 4 NULL\nmass * 1.0\n"
+                           "pair_style hybrid/overlay coul/dsf 0.2 2.5 coul/dsf 0.3 2.5\npair_coeff 1 1 coul/dsf 1\n"
+                           "pair_coeff 2 2 coul/dsf 2\npair_coeff 1 2 coul/dsf 1\nset type 1 charge 0.5\n"
+                           "set type 2 charge -0.5\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "supports one setting of DSF or Wolf Coulomb sub-styles, not two"},
       // Coulomb terms are per type pair: one charge per type
       {"charges_within_type", "units lj\natom_style charge\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
                               "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut/coul/cut 2.5\n"
