@@ -201,6 +201,10 @@ void FixGpumcNVT::init()
     if (box.len[d] < 2.0 * table->cut_max)
       error->all(FLERR, "{}: box side {} is shorter than twice the largest pair cutoff {}", who, box.len[d],
                  table->cut_max);
+  if (algorithm == ALGORITHM_CHECKERBOARD && table->ewald.enabled)
+    error->all(FLERR, "{}: algorithm checkerboard does not support kspace_style ewald (every move changes the "
+               "structure factors all atoms share, so cells cannot move independently); use algorithm sequential",
+               who);
   if (algorithm == ALGORITHM_CHECKERBOARD)
     for (int d = 0; d < 3; d++)
       if (gpumc::checker_cells(box.len[d], gpumc::checker_min_width(table->cut_max)) < 2)

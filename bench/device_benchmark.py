@@ -11,6 +11,8 @@ one third Si, n = 17, 42, 71 (N = 4913, 74088, 357911). For each N it measures, 
                          sizes at large N
   compute widom/kk       test insertions/s, double and mixed precision
   fix gpumc/npt/kk       seconds per volume move (a one-atom group, so the run is volume moves)
+  fix gcmc               LAMMPS's own Monte Carlo translations on the CPU (full_energy: the whole
+                         system's energy per move), trial moves/s
   fix nvt (LAMMPS MD)    timesteps/s (1000 steps after 200, dt = 1 fs), as the platform anchors
 Rates are work over LAMMPS's loop time, median of --repeats runs.
 
@@ -18,9 +20,11 @@ Writes <out>/device-<date>.json, a list of records {system, algorithm, n_atoms, 
 unit, device, date} with metric one of moves_per_s, insertions_per_s, volume_move_s,
 md_steps_per_s, sweeps_per_s, and <out>/device-<date>.md (a table).
 --system sio2-bks measures the same on charged silica (BKS Buckingham and charges, DSF Coulomb, a
-Lennard-Jones repulsion, over hybrid/overlay: lammps_bench.py) and writes device-<date>-sio2-bks.*.
+Lennard-Jones repulsion, over hybrid/overlay: lammps_bench.py) and writes device-<date>-sio2-bks.*;
+--system sio2-ewald the same silica with exact Ewald Coulomb (coul/long, kspace_style ewald), where
+the sequential chain, Widom, volume moves and fix gcmc apply.
 Usage: bench/device_benchmark.py --lmp build-dev/lmp [--out DIR] [--sizes 17,42,71] [--quick] [--team-scan]
-       [--only sequential,checkerboard,widom,volume,md] [--system sio2-morse|sio2-bks]
+       [--only sequential,checkerboard,widom,volume,gcmc,md] [--system sio2-morse|sio2-bks|sio2-ewald]
 """
 
 import argparse
@@ -42,7 +46,7 @@ def gpu_name():
         return "unknown GPU"
 
 
-SECTIONS = ("sequential", "checkerboard", "widom", "volume", "md")
+SECTIONS = ("sequential", "checkerboard", "widom", "volume", "gcmc", "md")
 
 
 def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS, system="sio2-morse"):
@@ -103,10 +107,22 @@ def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS, system
         times = [loop_time(run_lammps(lmp, text, work, KOKKOS)) / (vsteps * vper) for _ in range(repeats)]
         out.append(("gpumc/npt/kk volume move (ln V)", "volume_move_s", median(times), "s per volume move"))
 
+    # LAMMPS's own Monte Carlo on the CPU (fix gcmc, translations only, the full energy of the
+    # system per move, as it must with a k-space solver): a few moves, one invocation
+    gmoves = 20 if natoms < 10000 else 4
+    text = (base + f"fix mc all gcmc 1 0 {gmoves} 1 12345 4000.0 0.0 0.3 mcmoves 1 0 0 full_energy\n"
+            "thermo 100000\nrun 1\n")
+    if "gcmc" in only:
+        rates = [gmoves / loop_time(run_lammps(lmp, text, work)) for _ in range(repeats)]
+        out.append(("fix gcmc full_energy (LAMMPS MC package, CPU, 1 core)", "moves_per_s", median(rates),
+                    "trial moves/s"))
+
     # LAMMPS KOKKOS MD, NVT, dt = 1 fs: 1000 steps after 200
-    mdsteps = int(1000 * scale) or 200
+    # (with Ewald, LAMMPS's k-space sum on the CPU takes seconds a step at large N: 20 steps after 5)
+    ewald = system == "sio2-ewald"
+    mdsteps, warm = (20, 5) if ewald else (int(1000 * scale) or 200, 200)
     text = (base + "velocity all create 4000.0 4928 mom yes rot yes dist gaussian\ntimestep 0.001\n"
-            f"fix t all nvt temp 4000.0 4000.0 0.1\nthermo 100000\nrun 200\nrun {mdsteps}\n")
+            f"fix t all nvt temp 4000.0 4000.0 0.1\nthermo 100000\nrun {warm}\nrun {mdsteps}\n")
     if "md" in only:
         rates = [mdsteps / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
         out.append(("LAMMPS KOKKOS MD (fix nvt)", "md_steps_per_s", median(rates), "timesteps/s"))
@@ -119,7 +135,8 @@ def main():
     ap.add_argument("--out", default="bench/results")
     ap.add_argument("--sizes", default="17,42,71")
     ap.add_argument("--system", default="sio2-morse", choices=sorted(SYSTEMS),
-                    help="sio2-morse (the seed study's system) or sio2-bks (charged: Buckingham, DSF Coulomb)")
+                    help="sio2-morse (the seed study's system), sio2-bks (charged: Buckingham, DSF Coulomb) or "
+                    "sio2-ewald (the same with exact Ewald Coulomb)")
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--team-scan", action="store_true", help="checkerboard team sizes 32-256 at N >= 50000")

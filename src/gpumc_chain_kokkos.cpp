@@ -22,13 +22,19 @@ void DeviceSystem<DeviceType>::sweep(View<int *> mobile, double beta, double dma
 {
   settle();
   ensure_cells();
+  ensure_ewald();
   uint64_t t_done = 0;
   int v_done = 0;
   long last_stop = -1, repeats = 0;
   for (;;) {
     if (t_done < nmoves && mobile.extent(0) > 0)
       chain(mobile, beta, dmax, trans_rng, first_move + t_done, nmoves - t_done);
-    for (int v = v_done; v < nvol; v++) volume_trial(scheme, vstep, beta, pressure_energy, vol_rng, first_vol + v);
+    for (int v = v_done; v < nvol; v++) {
+      if (ew_.nk)
+        ewald_volume_trial(scheme, vstep, beta, pressure_energy, vol_rng, first_vol + v);
+      else
+        volume_trial(scheme, vstep, beta, pressure_energy, vol_rng, first_vol + v);
+    }
     if (nvol > 0) box_synced_ = false;
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.counter);
     if (!h(DC_STOPPED)) return;
@@ -60,6 +66,7 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
   const int batch = chain_batch();
   if (chain_.size() != batch) chain_ = kk::BatchData<DeviceType>(batch);
   const uint64_t nmobile = mobile.extent(0);
+  ensure_ewald_batch(batch);
   // the kernels compiled for the table's pair kinds (gpumc_pair_potential.h)
   auto run = [&](auto pairs) {
     using Pairs = decltype(pairs);
@@ -70,13 +77,16 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
       const int count = (int) std::min<uint64_t>(batch, nmoves - done);
       kk::ChainEvaluateFunctor<DeviceType, Pairs> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
       Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
+      if (ew_.nk) ewald_chain_evaluate(count);
       Kokkos::parallel_for("gpumc:chain_corrections",
                            light(TeamPolicy(count, on_host() ? 1 : 64))
                                .set_scratch_size(0, Kokkos::PerTeam(Correct::scratch_bytes(batch))),
                            Correct{chain_, c_.scalar, c_.coeff, c_.nt1, c_.nterms, cut_max_ * cut_max_ * (1.0 + 1e-12)});
-      Commit commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count};
+      if (ew_.nk) ewald_chain_correct(count);
+      Commit commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count, ew_};
       Kokkos::parallel_for("gpumc:chain_commit",
                            light(TeamPolicy(1, commit_team())).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
+      if (ew_.nk) ewald_chain_apply(count);
     }
   };
   if (lj_morse_)

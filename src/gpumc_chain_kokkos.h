@@ -2,6 +2,7 @@
 // parallel, their pairwise corrections, and the team that decides them in order.
 #pragma once
 
+#include "gpumc_ewald_kokkos.h"
 #include "gpumc_team_kokkos.h"
 
 namespace gpumc {
@@ -266,6 +267,7 @@ struct ChainCommitFunctor {
   double beta, dmax;
   uint64_t first, nmobile;
   int count;
+  EwaldData<DeviceType> ew;    // nk 0: no Ewald sum
 
   // per move: not decided yet, rejected, accepted as evaluated, accepted after evaluating it again
   // (positions as then)
@@ -281,9 +283,12 @@ struct ChainCommitFunctor {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
+    const int lane = team.team_rank(), group = team.team_size();    // (group divides 32)
+    // the moves whose change of S is to be applied (EwaldApplyFunctor): none unless written here
+    if (ew.nk)
+      for (int k = lane; k < count; k += group) ew.state(k) = 0;
     if (c.counter(DC_STOPPED)) return;
     const Grid &g = c.g;
-    const int lane = team.team_rank(), group = team.team_size();    // (group divides 32)
     const auto &mem = team.team_scratch(0);
     // the batch as evaluated (a move evaluated again: as then); the slot (index 2) follows the
     // atom when a move between cells makes it fill the slot that move's atom left
@@ -370,6 +375,11 @@ struct ChainCommitFunctor {
       for (int d = 0; d < 3; d++)
         if (sh(3 * a + d)) c.image(index(4 * a), d) += sh(3 * a + d);
     };
+    // the accepted moves before `end` are written: their changes of S are to be applied
+    auto record_written = [&](int end) {
+      if (ew.nk)
+        for (int a = lane; a < end; a += group) ew.state(a) = accepted(a) > REJECTED ? 1 : 0;
+    };
     // writes the accepted moves from..to-1 (all decided) to the cell list in chain order; false if
     // the chain stopped before one of them (its counters then hold the moves before it)
     auto write_moves = [&](int from, int to) {
@@ -386,6 +396,7 @@ struct ChainCommitFunctor {
         if (count_new >= g.cap) {    // a full destination cell: stop before this move
           double energy, naccepted;
           totals(cross, energy, naccepted);
+          record_written(cross);
           if (lane == 0) {
             c.counter(DC_STOPPED) = 1;
             c.counter(DC_STOP_MOVE) = (long) (first + cross);
@@ -467,6 +478,11 @@ struct ChainCommitFunctor {
         written = k;
         tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
         dU = team_energy_change<Pairs>(team, c, lo, len, tr);
+        // E_recip's change from S and the accepted changes before it (S itself is updated after
+        // the batch), its own change of S in place of the evaluated one
+        if (ew.nk)
+          dU += team_ewald_move(team, ew, k, tr.type, tr.p_old, tr.p_new, lo, len, k,
+                                [&](int a) { return accepted(a) > REJECTED; });
       }
       const bool accept = metropolis_accept_log(-beta * dU, u(k), log_u(k));
       const int state = accept ? (again ? ACCEPTED_AGAIN : ACCEPTED) : REJECTED;
@@ -506,10 +522,20 @@ struct ChainCommitFunctor {
                                 &pos(6 * m + 3), NearestImageRsq{len});
           accepted(m) = UNDECIDED;
         }
+        // and its reciprocal-space corrections (a later move of its atom is NaN already)
+        group_sync(group);
+        for (int m = k + 1; ew.nk && m < count; m++) {
+          double part = 0.0;
+          for (int q = lane; q < ew.nk; q += group)
+            part += ewald_cross(ew.ug(q), ew.delta_re(k, q), ew.delta_im(k, q), ew.delta_re(m, q), ew.delta_im(m, q));
+          part = group_sum(part, group);
+          if (lane == 0) extra(m) += ew.qqrd2e * part;
+        }
       }
       group_sync(group);
     }
     if (!write_moves(written, count)) return;
+    record_written(count);
     double energy, naccepted;
     totals(count, energy, naccepted);
     if (lane == 0) {

@@ -186,6 +186,23 @@ struct BatchData {
   KOKKOS_INLINE_FUNCTION double &correction(int a, int m) const { return corr((size_t) m * size() + a); }
 };
 
+// The device's Ewald state: the wave vectors of the current box, their weights, S, the charge of
+// each type, and per move of a chain batch its change of S (delta) and whether it was accepted
+// and written (state).
+template <class DeviceType>
+struct EwaldData {
+  template <class T>
+  using View = Kokkos::View<T, DeviceType>;
+  int nk = 0;    // 0: no Ewald sum
+  double qqrd2e = 0.0;
+  View<int *[3]> m;
+  View<double *> ug;
+  View<double *[2]> s;
+  View<double *> charge;
+  View<double **> delta_re, delta_im;    // (batch, nk)
+  View<int *> state;                      // (batch)
+};
+
 // Atoms of the checkerboard cells: cell_count per cell, cell_atom(cell * cap + s) its atoms in
 // ascending order, and per cell the sums of one sweep.
 template <class DeviceType>

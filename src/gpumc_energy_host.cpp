@@ -103,7 +103,7 @@ double HostSystem::move_energy_change(int i, const double new_pos[3]) const
     window_energy<false>(i, type_[i], c_new, zero, new_pos, nullptr, e_new, unused);
     window_energy<false>(i, type_[i], c_old, zero, old_pos, nullptr, e_old, unused);
   }
-  return e_new - e_old;
+  return e_new - e_old + ewald_move_change(type_[i], old_pos, new_pos);
 }
 
 double HostSystem::insertion_energy(int type, const double pos[3]) const
@@ -113,7 +113,7 @@ double HostSystem::insertion_energy(int type, const double pos[3]) const
   const int span[3] = {0, 0, 0};
   double e, unused;
   window_energy<false>(-1, type, c, span, pos, nullptr, e, unused);
-  return e + table_->insertion_count_energy(type, type_count_, box_.volume());
+  return e + table_->insertion_count_energy(type, type_count_, box_.volume()) + ewald_insertion_change(type, pos);
 }
 
 double HostSystem::pair_energy_total() const
@@ -155,6 +155,7 @@ double HostSystem::pair_energy_total() const
 double HostSystem::canonical_total_energy()
 {
   build_cells(positions());
+  ewald_structure_factors();
   return total_energy();
 }
 

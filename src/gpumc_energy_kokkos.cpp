@@ -11,7 +11,7 @@
 
 namespace gpumc {
 
-// Total energy (pair, tail and self) of the current configuration, also stored as the running energy
+// Total energy (pair, tail, self and Ewald) of the current configuration, also stored as the running energy
 // when `store` is set. Summed in a fixed order for a given cell list.
 template <class DeviceType>
 double DeviceSystem<DeviceType>::total_energy(bool store)
@@ -22,6 +22,7 @@ double DeviceSystem<DeviceType>::total_energy(bool store)
   ensure_cells();
   double e = pair_energy();
   e += count_energy(len[0] * len[1] * len[2]);
+  e += ewald_energy();
   if (store) set_running_energy(e);
   return e;
 }

@@ -10,6 +10,7 @@
 #include "domain.h"
 #include "error.h"
 #include "force.h"
+#include "kspace.h"
 #include "neighbor.h"
 #include "utils.h"
 
@@ -35,7 +36,6 @@ void GPUMC::check_system(LAMMPS *lmp, const std::string &who)
     error->all(FLERR, "{} runs on a single MPI process (found {}); run it with one process", who, lmp->comm->nprocs);
   if (lmp->atom->molecular != Atom::ATOMIC)
     error->all(FLERR, "{} requires an atomic system (no bonds, angles or molecules)", who);
-  if (lmp->force->kspace) error->all(FLERR, "{} does not support kspace styles", who);
   if (lmp->domain->triclinic) error->all(FLERR, "{} does not support triclinic boxes", who);
   if (!lmp->domain->xperiodic || !lmp->domain->yperiodic || !lmp->domain->zperiodic)
     error->all(FLERR, "{} requires a box periodic in x, y and z", who);
@@ -107,6 +107,8 @@ void GPUMC::scatter(LAMMPS *lmp, const Configuration &conf, const gpumc::HostSys
     }
     domain->set_global_box();
     domain->set_local_box();
+    // as fix npt does: the k-space solver's wave vectors follow the box
+    if (lmp->force->kspace) lmp->force->kspace->setup();
   }
 }
 
@@ -152,6 +154,10 @@ uint64_t GPUMC::fingerprint(LAMMPS *lmp, uint64_t configuration, const gpumc::Pa
   }
   fnv1a(h, table.tail.data(), table.tail.size() * sizeof(double));
   fnv1a(h, table.self.data(), table.self.size() * sizeof(double));
+  const gpumc::EwaldSettings &e = table.ewald;
+  const double ewald[8] = {(double) e.enabled, e.g_ewald, e.accuracy, e.q2, (double) e.natoms,
+                           (double) e.kmax_fixed[0], (double) e.kmax_fixed[1], (double) e.kmax_fixed[2]};
+  fnv1a(h, ewald, sizeof(ewald));
   return h;
 }
 

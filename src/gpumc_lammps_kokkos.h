@@ -12,6 +12,7 @@
 #include "domain.h"
 #include "error.h"
 #include "force.h"
+#include "kspace.h"
 #include "kokkos_type.h"
 
 #include "gpumc_system_kokkos.h"
@@ -236,6 +237,8 @@ namespace GPUMC {
     }
     lmp->domain->set_global_box();
     lmp->domain->set_local_box();
+    // as fix npt does: the k-space solver's wave vectors follow the box
+    if (lmp->force->kspace) lmp->force->kspace->setup();
   }
 
 }    // namespace GPUMC

@@ -4,6 +4,7 @@
 // here, and a reader of the style's coefficients in gpumc_pair_styles.cpp.
 #pragma once
 
+#include "gpumc_ewald.h"
 #include "gpumc_portability.h"
 
 #include <algorithm>
@@ -28,6 +29,8 @@ enum PairKind : int {
                         // polynomial of coul/dsf and lj/cut/coul/dsf
   PAIR_COUL_ERFC = 10,  // the same with the math library's erfc: coul/wolf and its kin (d = 0),
                         // born/coul/dsf
+  PAIR_COUL_LONG = 11,  // a = qqrd2e q_i q_j, b = g_ewald: the real-space part of an Ewald sum, with
+                        // the polynomial erfc of the coul/long styles (pair_modify table 0)
 };
 
 // One term of a type pair's interaction, with the parameters listed at its kind. offset is what
@@ -150,6 +153,10 @@ GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
         const Real prefactor = p.a / r;
         const Real erfcc = p.kind == PAIR_COUL_DSF ? dsf_erfc(p.b * r, real_exp(-p.b * p.b * rsq)) : real_erfc(p.b * r);
         return prefactor * (erfcc - r * p.c - rsq * p.d);
+      }
+      case PAIR_COUL_LONG: {
+        const Real r = real_sqrt(rsq);
+        return p.a / r * dsf_erfc(p.b * r, real_exp(-p.b * p.b * rsq));
       }
       default: break;
     }
@@ -296,6 +303,9 @@ struct PairTable {
   // with no atoms, whose charge is unknown (its Coulomb terms are 0)
   std::vector<double> charge;
   double cut_max = 0.0;            // largest cutoff of any pair
+  // the reciprocal-space part of an Ewald sum (gpumc_ewald.h), whose self and background terms
+  // are in self and tail
+  EwaldSettings ewald;
 
   explicit PairTable(int ntypes_ = 0, int nterms_ = 1) :
       ntypes(ntypes_), nterms(nterms_), coeff((size_t) (ntypes_ + 1) * (ntypes_ + 1) * nterms_)

@@ -12,6 +12,7 @@
 #include "error.h"
 #include "force.h"
 #include "info.h"
+#include "kspace.h"
 #include "pair.h"
 #include "pair_born.h"
 #include "pair_buck.h"
@@ -33,6 +34,15 @@
 #include "pair_lj_cut_coul_dsf.h"
 #include "pair_lj_cut_coul_wolf.h"
 #include "pair_mie_cut.h"
+#endif
+// styles of LAMMPS's KSPACE package
+#if __has_include("ewald.h")
+#define GPUMC_KSPACE
+#include "ewald.h"
+#include "pair_born_coul_long.h"
+#include "pair_buck_coul_long.h"
+#include "pair_coul_long.h"
+#include "pair_lj_cut_coul_long.h"
 #endif
 
 #include <cmath>
@@ -102,6 +112,15 @@ struct Reader {
   void add_wolf(double cut_coul, double alpha)
   {
     add_dsf(gpumc::PAIR_COUL_ERFC, cut_coul * cut_coul, alpha, std::erfc(alpha * cut_coul) / cut_coul, 0.0);
+  }
+  // the real-space Coulomb term of an Ewald sum; LAMMPS's Coulomb tables (the default) interpolate
+  // erfc(g r) / r beyond r = 2^(1/2), so GPUMC requires them off to give LAMMPS's energies
+  void add_long(Pair *pair, double cut_coulsq, double g_ewald, double scale = 1.0)
+  {
+    if (pair->ncoultablebits)
+      lmp->error->all(FLERR, "{}: pair style {} with Coulomb tables (pair_modify table {}); GPUMC evaluates erfc as "
+                      "LAMMPS does without them: add 'pair_modify table 0'", who, style, pair->ncoultablebits);
+    add(gpumc::PAIR_COUL_LONG, cut_coulsq, qq() * scale, g_ewald);
   }
   // the Lennard-Jones term of lj/cut and of its Coulomb kin, with its tail
   void add_lj(Pair *pair, double cut_ljsq, double **lj3, double **lj4, double **offset, double **epsilon,
@@ -318,6 +337,74 @@ struct BornCoulWolfReader : PairBornCoulWolf {
 };
 #endif
 
+#ifdef GPUMC_KSPACE
+struct CoulLongReader : PairCoulLong {
+  static void read(Pair *pair, Reader &r)
+  {
+    using R = CoulLongReader;
+    auto *s = style_of<PairCoulLong>(pair, r);
+    r.add_long(pair, s->*&R::cut_coulsq, s->*&R::g_ewald, (s->*&R::scale)[r.i][r.j]);
+  }
+};
+
+struct LJCutCoulLongReader : PairLJCutCoulLong {
+  static void read(Pair *pair, Reader &r)
+  {
+    using R = LJCutCoulLongReader;
+    auto *s = style_of<PairLJCutCoulLong>(pair, r);
+    r.add_lj(pair, (s->*&R::cut_ljsq)[r.i][r.j], s->*&R::lj3, s->*&R::lj4, s->*&R::offset, s->*&R::epsilon,
+             s->*&R::sigma);
+    r.add_long(pair, s->*&R::cut_coulsq, s->*&R::g_ewald);
+  }
+};
+
+struct BuckCoulLongReader : PairBuckCoulLong {
+  static void read(Pair *pair, Reader &r)
+  {
+    using R = BuckCoulLongReader;
+    auto *s = style_of<PairBuckCoulLong>(pair, r);
+    r.add_buck(pair, (s->*&R::cut_ljsq)[r.i][r.j], s->*&R::a, s->*&R::rho, s->*&R::rhoinv, s->*&R::c,
+               s->*&R::offset);
+    r.add_long(pair, s->*&R::cut_coulsq, s->*&R::g_ewald);
+  }
+};
+
+// born/coul/long has no tail correction in LAMMPS
+struct BornCoulLongReader : PairBornCoulLong {
+  static void read(Pair *pair, Reader &r)
+  {
+    using R = BornCoulLongReader;
+    auto *s = style_of<PairBornCoulLong>(pair, r);
+    r.add_born((s->*&R::cut_ljsq)[r.i][r.j], s->*&R::a, s->*&R::rhoinv, s->*&R::sigma, s->*&R::c, s->*&R::d,
+               s->*&R::offset);
+    r.add_long(pair, s->*&R::cut_coulsq, s->*&R::g_ewald);
+  }
+};
+
+// What `kspace_style ewald` was set up with (after its init(): g_ewald, accuracy, q2).
+struct EwaldReader : Ewald {
+  static gpumc::EwaldSettings read(LAMMPS *lmp, const std::string &who)
+  {
+    KSpace *k = lmp->force->kspace;
+    if (!dynamic_cast<Ewald *>(k))
+      lmp->error->all(FLERR, "{}: kspace style {} is not the class GPUMC reads", who, lmp->force->kspace_style);
+    gpumc::EwaldSettings s;
+    s.enabled = true;
+    s.g_ewald = k->g_ewald;
+    s.accuracy = k->accuracy;
+    s.q2 = k->*&EwaldReader::q2;
+    s.qqrd2e = lmp->force->qqrd2e;
+    s.natoms = (long) lmp->atom->natoms;
+    if (k->*&EwaldReader::kewaldflag) {
+      s.kmax_fixed[0] = k->*&EwaldReader::kx_ewald;
+      s.kmax_fixed[1] = k->*&EwaldReader::ky_ewald;
+      s.kmax_fixed[2] = k->*&EwaldReader::kz_ewald;
+    }
+    return s;
+  }
+};
+#endif
+
 using ReadFn = void (*)(Pair *, Reader &);
 struct StyleInfo {
   ReadFn read;
@@ -343,6 +430,12 @@ const std::map<std::string, StyleInfo> &styles()
       {"lj/cut/coul/wolf", {LJCutCoulWolfReader::read, true}},
       {"born/coul/dsf", {BornCoulDSFReader::read, true}},
       {"born/coul/wolf", {BornCoulWolfReader::read, true}},
+#endif
+#ifdef GPUMC_KSPACE
+      {"coul/long", {CoulLongReader::read, true}},
+      {"lj/cut/coul/long", {LJCutCoulLongReader::read, true}},
+      {"buck/coul/long", {BuckCoulLongReader::read, true}},
+      {"born/coul/long", {BornCoulLongReader::read, true}},
 #endif
   };
   return table;
@@ -401,6 +494,41 @@ std::vector<double> type_charges(LAMMPS *lmp, const std::string &who)
     charge[t] = glo[t];
   }
   return charge;
+}
+
+// The k-space solver: exact Ewald alone. Its self and background terms go into the table's count
+// energy (self energies, and tail coefficients times N_i N_j / V).
+void add_ewald(LAMMPS *lmp, const std::string &who, gpumc::PairTable &table)
+{
+  Force *force = lmp->force;
+  const std::string kstyle = base_style(force->kspace_style);
+#ifdef GPUMC_KSPACE
+  if (kstyle == "ewald") {
+    KSpace *k = force->kspace;
+    if (!k->compute_flag)
+      lmp->error->all(FLERR, "{} does not support kspace_modify compute no (the energy would lack its k-space part)",
+                      who);
+    if (k->slabflag) lmp->error->all(FLERR, "{} does not support kspace_modify slab", who);
+    if (table.charge.empty())
+      lmp->error->all(FLERR, "{}: kspace_style ewald needs a coul/long pair style (coul/long, lj/cut/coul/long, "
+                      "buck/coul/long, born/coul/long)", who);
+    table.ewald = EwaldReader::read(lmp, who);
+    const gpumc::EwaldSettings &s = table.ewald;
+    const int n1 = table.ntypes + 1;
+    if (table.self.empty()) table.self.assign(n1, 0.0);
+    if (table.tail.empty()) table.tail.assign((size_t) n1 * n1, 0.0);
+    for (int i = 1; i <= table.ntypes; i++) {
+      const double qi = std::isnan(table.charge[i]) ? 0.0 : table.charge[i];
+      table.self[i] += gpumc::ewald_self_energy(s, qi);
+      for (int j = 1; j <= table.ntypes; j++) {
+        const double qj = std::isnan(table.charge[j]) ? 0.0 : table.charge[j];
+        table.tail[i * n1 + j] += gpumc::ewald_background_coeff(s, qi, qj);
+      }
+    }
+    return;
+  }
+#endif
+  lmp->error->all(FLERR, "{} supports kspace_style ewald only (the exact Ewald sum), not {}", who, force->kspace_style);
 }
 
 }    // namespace
@@ -491,6 +619,7 @@ gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
         table.self[t] = gpumc::coul_self_energy(self_shift, self_alpha, charge[t], force->qqrd2e);
   }
   if (coulomb) table.charge = charge;
+  if (force->kspace) add_ewald(lmp, who, table);
   table.finalize();
   return table;
 }

@@ -33,6 +33,7 @@ void HostSystem::set_configuration(const std::vector<double> &x, const std::vect
   std::vector<double> wrapped(x);
   for (int i = 0; i < natoms(); i++) wrap(&wrapped[3 * i], &image_shift_[3 * i]);
   build_cells(wrapped);
+  ewald_setup();
 }
 
 void HostSystem::wrap(double pos[3], int shift[3]) const
@@ -57,6 +58,11 @@ std::vector<double> HostSystem::positions() const
 
 void HostSystem::move_atom(int i, const double pos[3], const int shift[3])
 {
+  if (!kvec_.empty()) {
+    double old_pos[3];
+    position(i, old_pos);
+    ewald_apply_move(type_[i], old_pos, pos);
+  }
   for (int d = 0; d < 3; d++) image_shift_[3 * i + d] += shift[d];
   int c[3];
   cell_coords(pos, c);

@@ -8,6 +8,7 @@
 //   gpumc_chain_host.cpp         the sequential translation chain
 //   gpumc_volume_host.cpp        volume moves
 //   gpumc_widom_host.cpp         Widom test insertions
+//   gpumc_ewald_host.cpp         the reciprocal-space part of an Ewald sum
 //   gpumc_checkerboard_host.cpp  checkerboard sweeps
 #pragma once
 
@@ -56,12 +57,14 @@ class HostSystem {
   double pair_energy_total() const;
   // the part that depends only on the type counts and the volume (tail, self energies)
   double count_energy() const { return table_->count_energy(type_count_, box_.volume()); }
-  double total_energy() const { return pair_energy_total() + count_energy(); }
+  // the reciprocal-space part of an Ewald sum (kspace_style ewald; else 0)
+  double ewald_energy() const;
+  double total_energy() const { return pair_energy_total() + count_energy() + ewald_energy(); }
   // Total energy summed in an order that depends only on the positions (cells rebuilt in atom
   // order first), so that a chain split by a restart sums exactly as an unbroken one.
   double canonical_total_energy();
 
-  // Energy of atom i placed at pos with all other atoms.
+  // Energy of atom i placed at pos with all other atoms (pair terms).
   double particle_energy(int i, const double pos[3]) const;
   // Energy change of moving atom i to new_pos (inside the box).
   double move_energy_change(int i, const double new_pos[3]) const;
@@ -103,6 +106,9 @@ class HostSystem {
   std::vector<int> type_;
   std::vector<int> image_shift_;
   std::vector<long> type_count_;
+  // Ewald sum: the wave vectors of the box and the structure factors (empty without one)
+  std::vector<EwaldVector> kvec_;
+  std::vector<double> s_re_, s_im_;
 
   int ncell_[3] = {0, 0, 0};
   double cell_inv_[3] = {0.0, 0.0, 0.0};
@@ -128,6 +134,13 @@ class HostSystem {
   void cell_coords(const double pos[3], int c[3]) const;
   int cell_index(const int c[3]) const { return (c[2] * ncell_[1] + c[1]) * ncell_[0] + c[0]; }
   void swap_entries(int a, int b);
+  double ewald_charge(int type) const;
+  void ewald_setup();
+  void ewald_structure_factors();
+  void ewald_rescale();
+  double ewald_move_change(int type, const double old_pos[3], const double new_pos[3]) const;
+  double ewald_insertion_change(int type, const double pos[3]) const;
+  void ewald_apply_move(int type, const double old_pos[3], const double new_pos[3]);
   void relocate(int i, int new_cell);
   // Energies at p and (if TWO) q, positions whose cells lie within one cell of each other in
   // every dimension: lo[d] is the lower of their cell coordinates, span[d] 0 or 1 apart.

@@ -6,6 +6,7 @@
 #include "gpumc_device_types_kokkos.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <stdexcept>
 
@@ -38,6 +39,14 @@ DeviceSystem<DeviceType>::DeviceSystem(const PairTable &table, int team_size, bo
   lj_morse_ = table.lj_morse_only();
   c_.scalar = View<double *>("gpumc:scalars", DS_COUNT);
   c_.counter = View<long *>("gpumc:counters", DC_COUNT);
+  if (table.ewald.enabled) {
+    ew_.qqrd2e = table.ewald.qqrd2e;
+    ew_.charge = View<double *>("gpumc:ewald_charge", ntypes_ + 1);
+    auto h_charge = Kokkos::create_mirror_view(ew_.charge);
+    for (int t = 0; t <= ntypes_; t++)
+      h_charge(t) = t > 0 && !table.charge.empty() && !std::isnan(table.charge[t]) ? table.charge[t] : 0.0;
+    Kokkos::deep_copy(ew_.charge, h_charge);
+  }
 }
 
 template <class DeviceType>
@@ -69,6 +78,7 @@ void DeviceSystem<DeviceType>::set_configuration(View<double *[3]> x, View<int *
   kk::WrapFunctor<DeviceType> wrap{x, c_.image, {lo[0], lo[1], lo[2]}, {len[0], len[1], len[2]}};
   Kokkos::parallel_for("gpumc:wrap", Kokkos::RangePolicy<ExecSpace>(0, natoms_), wrap);
   cb_.x = x;
+  ewald_stale_ = true;
   cells_stale_ = true;          // the cell list is filled from x when first needed (ensure_cells)
   cb_mobile_stale_ = true;      // the caller may pass a new group in a reused array
 }

@@ -18,6 +18,7 @@
 //   gpumc_volume_kokkos.*          volume moves
 //   gpumc_widom_kokkos.*           Widom test insertions
 //   gpumc_checkerboard_kokkos.*    checkerboard sweeps (cells: gpumc_checkerboard_cells_kokkos.h)
+//   gpumc_ewald_kokkos.*           the reciprocal-space part of an Ewald sum
 // with the device arrays in gpumc_device_state_kokkos.h and what teams of threads share in
 // gpumc_team_kokkos.h.
 //
@@ -141,6 +142,11 @@ class DeviceSystem {
   std::vector<double> row_cutsq_;    // the host's copy of c_.row_cutsq
   std::vector<long> type_count_;
   kk::CellData<DeviceType> c_;
+  // Ewald sum: the device's state, the wave vectors of the current box (host copy), and whether S
+  // is to be computed again from the positions
+  kk::EwaldData<DeviceType> ew_;
+  std::vector<EwaldVector> kvec_;
+  bool ewald_stale_ = true;
   kk::CheckerData<DeviceType> cb_;
   kk::BatchData<DeviceType> chain_;
   View<int *> cb_mobile_source_;
@@ -212,6 +218,19 @@ class DeviceSystem {
 
   // volume moves (gpumc_volume_kokkos.cpp)
   void volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng, uint64_t move);
+
+  // Ewald sum (gpumc_ewald_kokkos.cpp)
+  void upload_wave_vectors(kk::EwaldData<DeviceType> &e, const std::vector<EwaldVector> &kvec);
+  void ewald_structure_factors(kk::EwaldData<DeviceType> &e);
+  double ewald_energy();
+  void ensure_ewald();
+  void ensure_ewald_batch(int batch);
+  void ewald_chain_evaluate(int count);
+  void ewald_chain_correct(int count);
+  void ewald_chain_apply(int count);
+  void ewald_volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng,
+                          uint64_t move);
+  double widom_ewald(const kk::WidomArgs &a, const CounterRNG &rng, uint64_t ninsert);
 
   // Widom insertions (gpumc_widom_kokkos.cpp)
   template <class Real, class Pairs>

@@ -31,6 +31,7 @@ void HostSystem::rescale_box(const double len[3])
   choose_grid(box_, grid);
   if (grid[0] != ncell_[0] || grid[1] != ncell_[1] || grid[2] != ncell_[2]) {
     build_cells(positions());
+    ewald_rescale();
     return;
   }
   for (int d = 0; d < 3; d++) cell_inv_[d] = ncell_[d] / box_.len[d];
@@ -43,6 +44,7 @@ void HostSystem::rescale_box(const double len[3])
     const int cell = cell_index(c);
     if (cell != cell_of_[i]) relocate(i, cell);
   }
+  ewald_rescale();
 }
 
 bool volume_move(HostSystem &sys, const VolumeMoveParams &p, const CounterRNG &rng, uint64_t move,

@@ -39,6 +39,7 @@ double DeviceSystem<DeviceType>::widom(int type, double beta, const CounterRNG &
   a.beta = beta;
   a.block = block;
   double sum = 0.0;
+  if (table_.ewald.enabled) return widom_ewald(a, rng, done) / (double) done;
   if (options_.widom_walk_cells) {
     Kokkos::parallel_reduce("gpumc:widom_simple",
                             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>(0, (int64_t) done),

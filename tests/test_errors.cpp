@@ -24,6 +24,11 @@ struct BadInput {
 std::vector<BadInput> bad_inputs()
 {
   const std::string lj = LJ;
+  // a neutral ionic system with coul/long
+  const std::string ionic = "units lj\natom_style charge\nregion box block 0 8 0 8 0 8\ncreate_box 2 box\n"
+                            "create_atoms 1 random 50 3 NULL\ncreate_atoms 2 random 50 4 NULL\nmass * 1.0\n"
+                            "set type 1 charge 0.5\nset type 2 charge -0.5\npair_style coul/long 2.5\n"
+                            "pair_coeff * *\n";
   // two atoms at one place: lj/cut's energy is infinite, and every move's dU -inf or NaN
   const std::string overlap = lj + "create_atoms 1 single 1 1 1\ncreate_atoms 1 single 1 1 1\n";
   return {
@@ -89,6 +94,25 @@ std::vector<BadInput> bad_inputs()
                               "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut/coul/cut 2.5\n"
                               "pair_coeff * * 1.0 1.0\nset type 1 charge 0.5\nset atom 7 charge -0.5\n",
        "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "requires one charge per atom type: type 1 has charges from -0.5 to 0.5"},
+      // Ewald: exact sums only, LAMMPS's erfc without tables, the sequential chain
+      {"kspace_pppm", ionic + "pair_modify table 0\nkspace_style pppm 1e-4\n", "fix mc all gpumc/nvt 1 1.0 5\nrun 0",
+       "supports kspace_style ewald only (the exact Ewald sum), not pppm"},
+      {"coul_long_tables", ionic + "kspace_style ewald 1e-4\n", "fix mc all gpumc/nvt 1 1.0 5\nrun 0",
+       "pair style coul/long with Coulomb tables (pair_modify table 12); GPUMC evaluates erfc as LAMMPS does without "
+       "them: add 'pair_modify table 0'"},
+      {"ewald_checkerboard", ionic + "pair_modify table 0\nkspace_style ewald 1e-4\n",
+       "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard\nrun 0",
+       "algorithm checkerboard does not support kspace_style ewald"},
+      {"ewald_compute_no", ionic + "pair_modify table 0\nkspace_style ewald 1e-4\nkspace_modify compute no\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "does not support kspace_modify compute no"},
+      {"ewald_slab", "units lj\natom_style charge\nboundary p p f\nregion box block 0 8 0 8 0 8\ncreate_box 2 box\n"
+                     "create_atoms 1 random 50 3 NULL\ncreate_atoms 2 random 50 4 NULL\nmass * 1.0\n"
+                     "set type 1 charge 0.5\nset type 2 charge -0.5\npair_style coul/long 2.5\npair_coeff * *\n"
+                     "pair_modify table 0\nkspace_style ewald 1e-4\nkspace_modify slab 3.0\n",
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "requires a box periodic in x, y and z"},
+      {"ewald_widom_mixed", ionic + "pair_modify table 0\nkspace_style ewald 1e-4\n",
+       "compute w all widom 1 10 1.0 5 precision mixed\nthermo_style custom step c_w\nrun 0",
+       "precision mixed is an option of the Kokkos style compute widom/kk"},
       {"no_pair_style", "units lj\natom_style atomic\nregion box block 0 8 0 8 0 8\ncreate_box 1 box\n"
                         "create_atoms 1 random 50 3 NULL\nmass 1 1.0\n",
        "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "requires a pair style (born"},

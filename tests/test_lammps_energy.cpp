@@ -1,6 +1,6 @@
 // GPUMC energies against LAMMPS's own `compute pe` (the thermo keyword pe): random
 // multi-type configurations, every supported pair style (charged atoms for the Coulomb ones),
-// hybrid and hybrid/overlay, per-pair cutoffs, mixing, shift and tail.
+// hybrid and hybrid/overlay, per-pair cutoffs, mixing, shift and tail, and exact Ewald sums.
 
 #include "gpumc_lammps.h"
 #include "lammps_session.h"
@@ -90,6 +90,24 @@ const Case CASES[] = {
     {"hybrid_overlay_compute_no", "pair_style hybrid/overlay lj/cut 8.0 morse 9.0\npair_coeff * * lj/cut 0.01 2.5\n"
                                   "pair_coeff * * morse 0.05 1.5 3.0\npair_modify pair morse compute no\n",
      "metal", 21.0, 1.4},
+    // exact Ewald: the coul/long family with kspace_style ewald (the charges are not neutral, so
+    // the neutralising background counts); a box of three different sides, so three kmax
+    {"coul_long_ewald", "pair_style coul/long 9.0\npair_coeff * *\npair_modify table 0\nkspace_style ewald 1e-5\n",
+     "metal", 21.0, 1.4, true},
+    {"lj_cut_coul_long_ewald", "pair_style lj/cut/coul/long 8.0 9.0\n" LJ_METAL_COEFF
+                               "pair_modify table 0 shift yes\nkspace_style ewald 1e-6\n",
+     "metal", 21.0, 1.4, true},
+    {"buck_coul_long_ewald", "pair_style buck/coul/long 8.0 9.0\n" BUCK_COEFF
+                             "pair_modify table 0 tail yes\nkspace_style ewald 1e-5\n",
+     "metal", 21.0, 1.4, true},
+    {"born_coul_long_kmax", "pair_style born/coul/long 8.0 9.0\n" BORN_COEFF
+                            "pair_modify table 0\nkspace_style ewald 1e-5\nkspace_modify kmax/ewald 5 7 4\n",
+     "metal", 21.0, 1.4, true},
+    {"hybrid_overlay_ewald", "pair_style hybrid/overlay buck 8.0 coul/long 9.0 lj/cut 4.0\n"
+                             "pair_coeff * * buck 100.0 0.3 10.0\npair_coeff 1 2 buck 18003.76 0.2052 133.54\n"
+                             "pair_coeff * * coul/long\npair_coeff 1 2 lj/cut 0.01 1.3\npair_modify table 0\n"
+                             "kspace_style ewald 1e-5\n",
+     "metal", 21.0, 1.4, true},
     // sub-styles for some pairs only: type 3 has no Wolf term, so no Wolf self energy
     {"hybrid", "pair_style hybrid morse 9.0 coul/wolf 0.25 8.5 lj/cut 8.0\n"
                "pair_coeff 1 1 coul/wolf\npair_coeff 1 2 coul/wolf\npair_coeff 2 2 morse 0.05 1.5 3.0\n"
@@ -194,4 +212,47 @@ TEST(EnergyVsComputePe, ChargesChangedBetweenRunsAreSeen)
   const double pe2 = s.thermo("pe");
   EXPECT_GT(std::fabs(pe2 - pe), 0.01 * std::fabs(pe));
   EXPECT_NEAR(s.fix_scalar("mc"), pe2, 1e-10 * std::fabs(pe2));
+}
+
+TEST(EnergyVsComputePe, NptEwaldFollowsTheVolume)
+{
+  // volume moves change the wave vectors and their weights (and kmax where the box grows or
+  // shrinks enough); LAMMPS sets its Ewald sum up again for the new box at the next run
+  const Case &c = *std::find_if(std::begin(CASES), std::end(CASES),
+                                [](const Case &k) { return std::string(k.name) == "lj_cut_coul_long_ewald"; });
+  LammpsSession s;
+  s.cmd(setup_lines(c, 60, 23));
+  s.cmd("fix mc all gpumc/npt 2 4000.0 20000.0 99 vstep 0.03\nthermo 5\nrun 20");
+  const double pe = s.thermo("pe");
+  EXPECT_GT(s.fix_vector("mc", 9), 0.0);    // some volume moves accepted
+  EXPECT_NEAR(s.fix_scalar("mc"), pe, 1e-10 * std::fabs(pe));
+  EXPECT_NEAR(s.fix_vector("mc", 13), s.thermo("vol"), 1e-12 * s.thermo("vol"));
+}
+
+TEST(EnergyVsComputePe, EwaldInsertionIsTheDifferenceOfFullEnergies)
+{
+  // Widom's insertion energy of a charged atom: the change of LAMMPS's energy when the atom is
+  // added, with g_ewald and the wave vectors fixed (set explicitly, so that LAMMPS keeps them for
+  // the larger system) and the neutralising background of the new net charge
+  LammpsSession s;
+  const std::string pair = "pair_style lj/cut/coul/long 8.0 9.0\n" LJ_METAL_COEFF
+                           "pair_modify table 0\nkspace_style ewald 1e-5\nkspace_modify gewald 0.3 kmax/ewald 6 7 5\n";
+  const Case c{"insertion", pair.c_str(), "metal", 21.0, 1.4, true};
+  s.cmd(setup_lines(c, 60, 29));
+  s.cmd("run 0");
+  LAMMPS_NS::LAMMPS *lmp = s.lmp();
+  gpumc::HostSystem sys(LAMMPS_NS::GPUMC::pair_table(lmp, "test"));
+  const auto conf = LAMMPS_NS::GPUMC::gather(lmp);
+  sys.set_configuration(conf.x, conf.type, LAMMPS_NS::GPUMC::box(lmp));
+  const double pe0 = s.thermo("pe");
+  EXPECT_NEAR(sys.total_energy(), pe0, 1e-10 * std::fabs(pe0));
+  for (int type : {1, 2}) {
+    const double pos[3] = {3.7 + type, 11.3, 2.9 * type};
+    const double dE = sys.insertion_energy(type, pos);
+    s.cmd(fmt::format("create_atoms {} single {:.17g} {:.17g} {:.17g}\nset atom {} charge {}\nrun 0", type, pos[0],
+                      pos[1], pos[2], s.natoms() + 1, type == 1 ? 1.2 : -0.9));
+    const double pe1 = s.thermo("pe");
+    EXPECT_NEAR(dE, pe1 - pe0, 1e-10 * (std::fabs(pe0) + std::fabs(pe1))) << "type " << type;
+    s.cmd(fmt::format("group added id {}\ndelete_atoms group added\ngroup added delete\nrun 0", s.natoms()));
+  }
 }

@@ -22,6 +22,14 @@ const char *CHARGED_SETUP = "units lj\natom_style charge\nlattice fcc 0.8\nregio
                             "set type 1 charge 0.5\nset type 2 charge -0.5\npair_style lj/cut/coul/dsf 0.3 2.5 2.5\n"
                             "pair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.8 1.1\nthermo 10\n";
 
+// Ewald: the k-space solver is not in the restart file, and LAMMPS sets g_ewald at each run's
+// init from the box of the moment, so NPT fixes it (kspace_modify gewald) to keep one energy
+const char *EWALD_SETUP = "units lj\natom_style charge\nlattice fcc 0.8\nregion box block 0 4 0 4 0 4\n"
+                          "create_box 2 box\ncreate_atoms 1 box\nset type 1 type/ratio 2 0.5 99\nmass * 1.0\n"
+                          "set type 1 charge 0.5\nset type 2 charge -0.5\npair_style lj/cut/coul/long 2.5 2.5\n"
+                          "pair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.8 1.1\npair_modify table 0\nthermo 10\n";
+const char *EWALD_SOLVER = "kspace_style ewald 1e-4\nkspace_modify gewald 1.2\n";
+
 struct State {
   std::vector<double> x, box, fix;
   double pe;
@@ -50,36 +58,40 @@ void expect_same(const State &a, const State &b)
 TEST(Restart, SplitChainEqualsUnbrokenChain)
 {
   const std::string file = testing::TempDir() + "gpumc_restart.bin";
-  const std::pair<const char *, const char *> cases[] = {
-      {SETUP, "gpumc/nvt 10 1.2 5 tune 50"},
-      {SETUP, "gpumc/npt 10 1.2 1.0 5 tune 50"},
-      {SETUP, "gpumc/npt 10 1.2 1.0 5 volume sides check 3 tune 50"},
-      {SETUP, "gpumc/nvt 10 1.2 5 tune 50 algorithm checkerboard"},
-      {SETUP, "gpumc/npt 10 1.2 1.0 5 tune 50 algorithm checkerboard"},
-      {CHARGED_SETUP, "gpumc/npt 10 1.2 1.0 5 tune 50"},
-      {CHARGED_SETUP, "gpumc/nvt 10 1.2 5 tune 50 algorithm checkerboard"},
+  struct Case {
+    const char *setup, *fix, *after_read;
   };
-  for (const auto &[setup, fix] : cases) {
+  const Case cases[] = {
+      {SETUP, "gpumc/nvt 10 1.2 5 tune 50", ""},
+      {SETUP, "gpumc/npt 10 1.2 1.0 5 tune 50", ""},
+      {SETUP, "gpumc/npt 10 1.2 1.0 5 volume sides check 3 tune 50", ""},
+      {SETUP, "gpumc/nvt 10 1.2 5 tune 50 algorithm checkerboard", ""},
+      {SETUP, "gpumc/npt 10 1.2 1.0 5 tune 50 algorithm checkerboard", ""},
+      {CHARGED_SETUP, "gpumc/npt 10 1.2 1.0 5 tune 50", ""},
+      {CHARGED_SETUP, "gpumc/nvt 10 1.2 5 tune 50 algorithm checkerboard", ""},
+      {EWALD_SETUP, "gpumc/npt 2 1.2 1.0 5 tune 50", EWALD_SOLVER},
+  };
+  for (const auto &[setup, fix, after_read] : cases) {
     const std::string fixline = fmt::format("fix mc all {}\n", fix);
     State whole, split;
     {
       LammpsSession s;
-      s.cmd(std::string(setup) + fixline + "run 200");
+      s.cmd(std::string(setup) + after_read + fixline + "run 200");
       whole = capture(s);
     }
     {
       LammpsSession s;
-      s.cmd(std::string(setup) + fixline + "run 100\nwrite_restart " + file);
+      s.cmd(std::string(setup) + after_read + fixline + "run 100\nwrite_restart " + file);
     }
     {
       LammpsSession s;
-      s.cmd("read_restart " + file + "\n" + fixline + "thermo 10\nrun 100");
+      s.cmd("read_restart " + file + "\n" + after_read + fixline + "thermo 10\nrun 100");
       split = capture(s);
     }
     std::remove(file.c_str());
-    SCOPED_TRACE(std::string(fix) + (setup == CHARGED_SETUP ? ", charged" : ""));
+    SCOPED_TRACE(std::string(fix) + (setup == CHARGED_SETUP ? ", charged" : setup == EWALD_SETUP ? ", Ewald" : ""));
     expect_same(whole, split);
-    EXPECT_EQ(whole.fix[0], 200.0 * 10 * 256);    // the trials really ran
+    EXPECT_EQ(whole.fix[0], 200.0 * std::stoi(fix + std::string(fix).find(' ')) * 256);    // the trials really ran
   }
 }
 

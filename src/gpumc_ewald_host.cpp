@@ -1,0 +1,97 @@
+// Host engine: the reciprocal-space part of an Ewald sum (gpumc_ewald.h), its structure factors
+// kept up to date with every accepted move.
+
+#include "gpumc_system_host.h"
+
+#include <cmath>
+
+namespace gpumc {
+
+double HostSystem::ewald_charge(int type) const
+{
+  const double q = table_->charge.empty() ? 0.0 : table_->charge[type];
+  return std::isnan(q) ? 0.0 : q;
+}
+
+void HostSystem::ewald_setup()
+{
+  kvec_ = ewald_vectors(table_->ewald, box_.len);
+  ewald_structure_factors();
+}
+
+// S from the positions, summed in atom order
+void HostSystem::ewald_structure_factors()
+{
+  s_re_.assign(kvec_.size(), 0.0);
+  s_im_.assign(kvec_.size(), 0.0);
+  if (kvec_.empty()) return;
+  for (int i = 0; i < natoms(); i++) {
+    double pos[3];
+    position(i, pos);
+    const double q = ewald_charge(type_[i]);
+    for (size_t k = 0; k < kvec_.size(); k++) {
+      double re, im;
+      ewald_term(kvec_[k].m, q, pos, box_.lo, box_.len, re, im);
+      s_re_[k] += re;
+      s_im_[k] += im;
+    }
+  }
+}
+
+// Volume moves scale the positions with the box, so S is unchanged where the wave vectors are
+void HostSystem::ewald_rescale()
+{
+  if (!table_->ewald.enabled) return;
+  std::vector<EwaldVector> kvec = ewald_vectors(table_->ewald, box_.len);
+  const bool same = same_wave_vectors(kvec, kvec_);
+  kvec_ = std::move(kvec);
+  if (!same) ewald_structure_factors();
+}
+
+double HostSystem::ewald_energy() const
+{
+  double e = 0.0;
+  for (size_t k = 0; k < kvec_.size(); k++) e += kvec_[k].ug * (s_re_[k] * s_re_[k] + s_im_[k] * s_im_[k]);
+  return table_->ewald.qqrd2e * e;
+}
+
+double HostSystem::ewald_move_change(int type, const double old_pos[3], const double new_pos[3]) const
+{
+  if (kvec_.empty()) return 0.0;
+  const double q = ewald_charge(type);
+  double e = 0.0;
+  for (size_t k = 0; k < kvec_.size(); k++) {
+    double o_re, o_im, n_re, n_im;
+    ewald_term(kvec_[k].m, q, old_pos, box_.lo, box_.len, o_re, o_im);
+    ewald_term(kvec_[k].m, q, new_pos, box_.lo, box_.len, n_re, n_im);
+    e += ewald_change(kvec_[k].ug, s_re_[k], s_im_[k], n_re - o_re, n_im - o_im);
+  }
+  return table_->ewald.qqrd2e * e;
+}
+
+double HostSystem::ewald_insertion_change(int type, const double pos[3]) const
+{
+  if (kvec_.empty()) return 0.0;
+  const double q = ewald_charge(type);
+  double e = 0.0;
+  for (size_t k = 0; k < kvec_.size(); k++) {
+    double re, im;
+    ewald_term(kvec_[k].m, q, pos, box_.lo, box_.len, re, im);
+    e += ewald_change(kvec_[k].ug, s_re_[k], s_im_[k], re, im);
+  }
+  return table_->ewald.qqrd2e * e;
+}
+
+void HostSystem::ewald_apply_move(int type, const double old_pos[3], const double new_pos[3])
+{
+  const double q = ewald_charge(type);
+  for (size_t k = 0; k < kvec_.size(); k++) {
+    double o_re, o_im, n_re, n_im;
+    ewald_term(kvec_[k].m, q, old_pos, box_.lo, box_.len, o_re, o_im);
+    ewald_term(kvec_[k].m, q, new_pos, box_.lo, box_.len, n_re, n_im);
+    s_re_[k] += n_re - o_re;
+    s_im_[k] += n_im - o_im;
+  }
+}
+
+}    // namespace gpumc

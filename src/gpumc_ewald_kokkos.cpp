@@ -1,0 +1,188 @@
+// Kokkos engine: the reciprocal-space part of an Ewald sum (gpumc_ewald.h). The structure factors
+// stay on the device; the host keeps the wave vectors of the box, which change only with it.
+
+#include "gpumc_system_kokkos.h"
+#include "gpumc_ewald_kokkos.h"
+#include "gpumc_volume_kokkos.h"
+
+#include "gpumc_device_types_kokkos.h"
+
+#include <algorithm>
+
+namespace gpumc {
+
+template <class DeviceType>
+void DeviceSystem<DeviceType>::upload_wave_vectors(kk::EwaldData<DeviceType> &e, const std::vector<EwaldVector> &kvec)
+{
+  e.nk = (int) kvec.size();
+  kk::reuse_or_allocate(e.m, "gpumc:ewald_m", kvec.size());
+  kk::reuse_or_allocate(e.ug, "gpumc:ewald_ug", kvec.size());
+  kk::reuse_or_allocate(e.s, "gpumc:ewald_s", kvec.size());
+  auto h_m = Kokkos::create_mirror_view(e.m);
+  auto h_ug = Kokkos::create_mirror_view(e.ug);
+  for (size_t k = 0; k < kvec.size(); k++) {
+    for (int d = 0; d < 3; d++) h_m(k, d) = kvec[k].m[d];
+    h_ug(k) = kvec[k].ug;
+  }
+  Kokkos::deep_copy(e.m, h_m);
+  Kokkos::deep_copy(e.ug, h_ug);
+}
+
+// S from the positions in the cell list (a team per wave vector)
+template <class DeviceType>
+void DeviceSystem<DeviceType>::ewald_structure_factors(kk::EwaldData<DeviceType> &e)
+{
+  if (e.nk == 0) return;
+  kk::EwaldSumFunctor<DeviceType> f{c_, e, {box_lo_[0], box_lo_[1], box_lo_[2]},
+                                    {box_len_[0], box_len_[1], box_len_[2]}};
+  Kokkos::parallel_for("gpumc:ewald_sum", TeamPolicy(e.nk, on_host() ? 1 : 128), f);
+}
+
+// The wave vectors of the current box and S from the positions, where the configuration is new
+template <class DeviceType>
+void DeviceSystem<DeviceType>::ensure_ewald()
+{
+  if (!table_.ewald.enabled || !ewald_stale_) return;
+  double lo[3], len[3];
+  fetch_box(lo, len);
+  ensure_cells();
+  kvec_ = ewald_vectors(table_.ewald, box_len_);
+  upload_wave_vectors(ew_, kvec_);
+  ewald_structure_factors(ew_);
+  ewald_stale_ = false;
+}
+
+// E_recip of the current configuration, with S computed again from the positions (so that it
+// carries no round-off of the moves' updates)
+template <class DeviceType>
+double DeviceSystem<DeviceType>::ewald_energy()
+{
+  if (!table_.ewald.enabled) return 0.0;
+  ewald_stale_ = true;
+  ensure_ewald();
+  double e = 0.0;
+  Kokkos::parallel_reduce("gpumc:ewald_energy", Kokkos::RangePolicy<ExecSpace>(0, ew_.nk),
+                          kk::EwaldEnergyFunctor<DeviceType>{ew_, ew_.ug}, e);
+  return e;
+}
+
+template <class DeviceType>
+void DeviceSystem<DeviceType>::ensure_ewald_batch(int batch)
+{
+  if (!ew_.nk) return;
+  if (ew_.delta_re.extent(0) != (size_t) batch || ew_.delta_re.extent(1) != (size_t) ew_.nk) {
+    ew_.delta_re = View<double **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_delta_re"), batch, ew_.nk);
+    ew_.delta_im = View<double **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_delta_im"), batch, ew_.nk);
+  }
+  if (ew_.state.extent(0) != (size_t) batch) ew_.state = View<int *>("gpumc:ewald_state", batch);
+}
+
+template <class DeviceType>
+void DeviceSystem<DeviceType>::ewald_chain_evaluate(int count)
+{
+  Kokkos::parallel_for("gpumc:ewald_chain_evaluate", light(TeamPolicy(count, on_host() ? 1 : 128)),
+                       kk::EwaldChainEvaluateFunctor<DeviceType>{c_, ew_, chain_});
+}
+
+template <class DeviceType>
+void DeviceSystem<DeviceType>::ewald_chain_correct(int count)
+{
+  const int pairs = count * (count - 1) / 2;
+  if (pairs == 0) return;
+  Kokkos::parallel_for("gpumc:ewald_chain_corrections", light(TeamPolicy(pairs, on_host() ? 1 : 128)),
+                       kk::EwaldChainCorrectionFunctor<DeviceType>{c_, ew_, chain_});
+}
+
+template <class DeviceType>
+void DeviceSystem<DeviceType>::ewald_chain_apply(int count)
+{
+  Kokkos::parallel_for("gpumc:ewald_apply", light(Kokkos::RangePolicy<ExecSpace>(0, ew_.nk)),
+                       kk::EwaldApplyFunctor<DeviceType>{ew_, count});
+}
+
+// A volume trial with an Ewald sum: as volume_trial, with the trial box's wave vectors worked out
+// on the host (they depend on the box through LAMMPS's choice of kmax). S is unchanged where the
+// wave vectors are (positions scale with the box); new ones get their S from the positions.
+template <class DeviceType>
+void DeviceSystem<DeviceType>::ewald_volume_trial(int scheme, double step, double beta, double pressure_energy,
+                                                  const CounterRNG &rng, uint64_t move)
+{
+  using F = kk::VolumeFunctor<DeviceType>;
+  ensure_energy_copy();
+  F f{c_, rng, move, scheme, step, 2.0 * cut_max_, beta, pressure_energy, (double) natoms_,
+      table_.tail_sum(type_count_), table_.self_sum(type_count_)};
+  Kokkos::parallel_for("gpumc:volume_propose", light(Kokkos::RangePolicy<ExecSpace, typename F::TagPropose>(0, 1)), f);
+  auto h_counter = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.counter);
+  if (!h_counter(DC_TRIAL_ACTIVE)) return;    // outside the allowed region, or the chain stopped
+  auto h_scalar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.scalar);
+  const double lo[3] = {h_scalar(DS_LO), h_scalar(DS_LO + 1), h_scalar(DS_LO + 2)};
+  const double len[3] = {h_scalar(DS_LEN), h_scalar(DS_LEN + 1), h_scalar(DS_LEN + 2)};
+  const double trial_len[3] = {h_scalar(DS_TRIAL_LEN), h_scalar(DS_TRIAL_LEN + 1), h_scalar(DS_TRIAL_LEN + 2)};
+  const std::vector<EwaldVector> kvec = ewald_vectors(table_.ewald, trial_len);
+  const bool same = same_wave_vectors(kvec, kvec_);
+  kk::EwaldData<DeviceType> trial = ew_;
+  if (same) {
+    trial.ug = View<double *>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_trial_ug"), kvec.size());
+    auto h_ug = Kokkos::create_mirror_view(trial.ug);
+    for (size_t k = 0; k < kvec.size(); k++) h_ug(k) = kvec[k].ug;
+    Kokkos::deep_copy(trial.ug, h_ug);
+  } else {
+    trial.m = View<int *[3]>();
+    trial.ug = View<double *>();
+    trial.s = View<double *[2]>();
+    upload_wave_vectors(trial, kvec);
+    for (int d = 0; d < 3; d++) {    // (fractional coordinates: the current box's will do)
+      box_lo_[d] = lo[d];
+      box_len_[d] = len[d];
+    }
+    ewald_structure_factors(trial);
+  }
+  Kokkos::View<double, DeviceType> recip("gpumc:ewald_trial_energy");
+  Kokkos::parallel_reduce("gpumc:ewald_trial_energy", Kokkos::RangePolicy<ExecSpace>(0, trial.nk),
+                          kk::EwaldEnergyFunctor<DeviceType>{trial, trial.ug}, recip);
+  trial_pair_energy();
+  Kokkos::parallel_for("gpumc:ewald_trial_add", Kokkos::RangePolicy<ExecSpace>(0, 1),
+                       kk::EwaldTrialEnergyFunctor<DeviceType>{c_, recip});
+  Kokkos::parallel_for("gpumc:volume_accept", light(Kokkos::RangePolicy<ExecSpace, typename F::TagAccept>(0, 1)), f);
+  Kokkos::parallel_for("gpumc:volume_commit",
+                       light(Kokkos::RangePolicy<ExecSpace, typename F::TagCommit>(0, (int) c_.sx.extent(0))), f);
+  Kokkos::deep_copy(h_counter, c_.counter);
+  if (h_counter(DC_TRIAL_ACCEPTED)) {
+    kvec_ = kvec;
+    ew_.m = trial.m;
+    ew_.ug = trial.ug;
+    ew_.s = trial.s;
+    ew_.nk = trial.nk;
+    ew_.delta_re = View<double **>();    // sized again for the new wave vectors
+    ew_.delta_im = View<double **>();
+  }
+}
+
+template <class DeviceType>
+double DeviceSystem<DeviceType>::widom_ewald(const kk::WidomArgs &a, const CounterRNG &rng, uint64_t ninsert)
+{
+  ensure_ewald();
+  double sum = 0.0;
+  Kokkos::parallel_reduce("gpumc:widom_ewald", TeamPolicy((int) ninsert, on_host() ? 1 : 128),
+                          kk::EwaldWidomFunctor<DeviceType>{c_, ew_, a, rng}, sum);
+  return sum;
+}
+
+// compiled once, for the device types of LAMMPS's KOKKOS package
+#define GPUMC_INSTANTIATE(D)                                                                                       \
+  template void DeviceSystem<D>::upload_wave_vectors(kk::EwaldData<D> &e, const std::vector<EwaldVector> &kvec);  \
+  template void DeviceSystem<D>::ewald_structure_factors(kk::EwaldData<D> &e);                                     \
+  template double DeviceSystem<D>::ewald_energy();                                                                 \
+  template void DeviceSystem<D>::ensure_ewald();                                                                   \
+  template void DeviceSystem<D>::ensure_ewald_batch(int batch);                                                    \
+  template void DeviceSystem<D>::ewald_chain_evaluate(int count);                                                  \
+  template void DeviceSystem<D>::ewald_chain_correct(int count);                                                   \
+  template void DeviceSystem<D>::ewald_chain_apply(int count);                                                     \
+  template void DeviceSystem<D>::ewald_volume_trial(int scheme, double step, double beta, double pressure_energy, \
+                                                    const CounterRNG &rng, uint64_t move);                         \
+  template double DeviceSystem<D>::widom_ewald(const kk::WidomArgs &a, const CounterRNG &rng, uint64_t ninsert);
+
+GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
+#undef GPUMC_INSTANTIATE
+
+}    // namespace gpumc
