@@ -73,9 +73,9 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
     using Correct = kk::ChainCorrectionFunctor<DeviceType, Pairs>;
     using Commit = kk::ChainCommitFunctor<DeviceType, Pairs>;
     const size_t bytes = Commit::scratch_bytes(batch);
-    for (uint64_t done = 0; done < nmoves; done += batch) {
-      const int count = (int) std::min<uint64_t>(batch, nmoves - done);
-      kk::ChainEvaluateFunctor<DeviceType, Pairs> evaluate{c_, mobile, chain_, rng, dmax, first + done, nmobile};
+    // one batch: moves from `from` (count of them), or (end >= 0) from where the last batch ended
+    auto launch = [&](uint64_t from, int count, int64_t end) {
+      kk::ChainEvaluateFunctor<DeviceType, Pairs> evaluate{c_, mobile, chain_, rng, dmax, from, nmobile, count, end};
       Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
       if (ew_.nk) ewald_chain_evaluate(count);
       Kokkos::parallel_for("gpumc:chain_corrections",
@@ -83,10 +83,27 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
                                .set_scratch_size(0, Kokkos::PerTeam(Correct::scratch_bytes(batch))),
                            Correct{chain_, c_.scalar, c_.coeff, c_.nt1, c_.nterms, cut_max_ * cut_max_ * (1.0 + 1e-12)});
       if (ew_.nk) ewald_chain_correct(count);
-      Commit commit{c_, mobile, chain_, rng, beta, dmax, first + done, nmobile, count, ew_};
+      Commit commit{c_, mobile, chain_, rng, beta, dmax, from, nmobile, count, ew_, end};
       Kokkos::parallel_for("gpumc:chain_commit",
                            light(TeamPolicy(1, commit_team())).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
       if (ew_.nk) ewald_chain_apply(count);
+    };
+    if (!ew_.nk) {
+      for (uint64_t done = 0; done < nmoves; done += batch)
+        launch(first + done, (int) std::min<uint64_t>(batch, nmoves - done), -1);
+      return;
+    }
+    // With an Ewald sum a batch may end early (kk::ChainCommitFunctor): batches for the moves left,
+    // then the host reads where they got to, until the chain is done or stopped.
+    const int64_t end = (int64_t) (first + nmoves);
+    Kokkos::deep_copy(chain_.next, (long) first);
+    for (long next = (long) first; next < end;) {
+      const uint64_t left = (uint64_t) (end - next);
+      for (uint64_t n = 0; n < (left + batch - 1) / batch; n++) launch(0, batch, end);
+      Kokkos::deep_copy(next, chain_.next);
+      long stopped;
+      Kokkos::deep_copy(stopped, Kokkos::subview(c_.counter, (int) DC_STOPPED));
+      if (stopped) return;
     }
   };
   if (lj_morse_)
@@ -105,11 +122,14 @@ int DeviceSystem<DeviceType>::team_size() const
 }
 
 // moves per batch of the sequential chain: about sqrt(N), so that few moves of a batch move an
-// atom that an earlier one moved (then evaluated again), at most 128
+// atom that an earlier one moved (then evaluated again), at most 128; with an Ewald sum, whose
+// coupling of every pair of moves grows as the square of the batch, 32
 template <class DeviceType>
 int DeviceSystem<DeviceType>::chain_batch() const
 {
-  int batch = options_.chain_batch > 0 ? options_.chain_batch : std::max(8, (int) std::sqrt((double) natoms_));
+  int batch = options_.chain_batch > 0 ? options_.chain_batch
+      : table_.ewald.enabled           ? std::min(32, std::max(8, (int) std::sqrt((double) natoms_)))
+                                       : std::max(8, (int) std::sqrt((double) natoms_));
   batch = std::min(batch, kk::CHAIN_BATCH_MAX);
   // no more than the deciding team's on-chip scratch holds
   while (batch > 1 &&

@@ -150,12 +150,18 @@ struct ChainEvaluateFunctor {
   BatchData<DeviceType> b;
   CounterRNG rng{0, 0};
   double dmax;
-  uint64_t first, nmobile;
+  uint64_t launched_first, nmobile;
+  int launched_count = 0;
+  int64_t end = -1;    // >= 0: the batch starts where the last one ended (BatchData::span)
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
     if (c.counter(DC_STOPPED)) return;
     const int k = team.league_rank();
+    uint64_t first;
+    int count;
+    b.span(launched_first, launched_count, end, first, count);
+    if (k >= count) return;
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
     const ChainTrial tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
@@ -265,9 +271,12 @@ struct ChainCommitFunctor {
   BatchData<DeviceType> b;
   CounterRNG rng{0, 0};
   double beta, dmax;
-  uint64_t first, nmobile;
-  int count;
+  uint64_t launched_first, nmobile;
+  int launched_count;
   EwaldData<DeviceType> ew;    // nk 0: no Ewald sum
+  // >= 0 (with an Ewald sum): the batch starts where the last one ended, and ends before a move
+  // that must be evaluated again (BatchData::span)
+  int64_t end = -1;
 
   // per move: not decided yet, rejected, accepted as evaluated, accepted after evaluating it again
   // (positions as then)
@@ -286,8 +295,11 @@ struct ChainCommitFunctor {
     const int lane = team.team_rank(), group = team.team_size();    // (group divides 32)
     // the moves whose change of S is to be applied (EwaldApplyFunctor): none unless written here
     if (ew.nk)
-      for (int k = lane; k < count; k += group) ew.state(k) = 0;
+      for (int k = lane; k < b.size(); k += group) ew.state(k) = 0;
     if (c.counter(DC_STOPPED)) return;
+    uint64_t first;
+    int count;
+    b.span(launched_first, launched_count, end, first, count);
     const Grid &g = c.g;
     const auto &mem = team.team_scratch(0);
     // the batch as evaluated (a move evaluated again: as then); the slot (index 2) follows the
@@ -436,6 +448,19 @@ struct ChainCommitFunctor {
       }
     };
 
+    // the batch's moves before `stop` are decided and written: their totals, and where the next
+    // batch starts
+    auto finish = [&](int stop) {
+      record_written(stop);
+      double energy, naccepted;
+      totals(stop, energy, naccepted);
+      if (lane == 0) {
+        c.scalar(DS_ENERGY) += energy;
+        c.counter(DC_TRANS_ACCEPTED) += (long) naccepted;
+        if (end >= 0) b.next() = (long) (first + stop);
+      }
+    };
+
     int written = 0;    // the accepted moves before this one are in the cell list
     for (int open = first_where(0, count, undecided); open < count; open = first_where(open, count, undecided)) {
       if (!alone(open)) {
@@ -473,16 +498,18 @@ struct ChainCommitFunctor {
       energy_change(k, dU);
       const bool again = dU != dU;    // (NaN: its atom moved, or atoms were put on top of each other)
       ChainTrial tr;
+      if (again && end >= 0) {
+        // the batch ends before this move, which starts the next one (its change of S would
+        // need every accepted change before it; evaluated afresh, it needs none)
+        if (!write_moves(written, k)) return;
+        finish(k);
+        return;
+      }
       if (again) {
         if (!write_moves(written, k)) return;    // the evaluation reads the cell list
         written = k;
         tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
         dU = team_energy_change<Pairs>(team, c, lo, len, tr);
-        // E_recip's change from S and the accepted changes before it (S itself is updated after
-        // the batch), its own change of S in place of the evaluated one
-        if (ew.nk)
-          dU += team_ewald_move(team, ew, k, tr.type, tr.p_old, tr.p_new, lo, len, k,
-                                [&](int a) { return accepted(a) > REJECTED; });
       }
       const bool accept = metropolis_accept_log(-beta * dU, u(k), log_u(k));
       const int state = accept ? (again ? ACCEPTED_AGAIN : ACCEPTED) : REJECTED;
@@ -522,26 +549,11 @@ struct ChainCommitFunctor {
                                 &pos(6 * m + 3), NearestImageRsq{len});
           accepted(m) = UNDECIDED;
         }
-        // and its reciprocal-space corrections (a later move of its atom is NaN already)
-        group_sync(group);
-        for (int m = k + 1; ew.nk && m < count; m++) {
-          double part = 0.0;
-          for (int q = lane; q < ew.nk; q += group)
-            part += ewald_cross(ew.ug(q), ew.delta_re(k, q), ew.delta_im(k, q), ew.delta_re(m, q), ew.delta_im(m, q));
-          part = group_sum(part, group);
-          if (lane == 0) extra(m) += ew.qqrd2e * part;
-        }
       }
       group_sync(group);
     }
     if (!write_moves(written, count)) return;
-    record_written(count);
-    double energy, naccepted;
-    totals(count, energy, naccepted);
-    if (lane == 0) {
-      c.scalar(DS_ENERGY) += energy;
-      c.counter(DC_TRANS_ACCEPTED) += (long) naccepted;
-    }
+    finish(count);
   }
 };
 

@@ -175,15 +175,32 @@ struct BatchData {
   // correction to m may be nonzero ("links", moves of m's atom included), words CHAIN_WORDS.. the
   // moves of m's atom
   Kokkos::View<unsigned *[2 * CHAIN_WORDS], DeviceType> links;
+  // the move after the last one decided (batches that start where the last one ended)
+  Kokkos::View<long, DeviceType> next;
   BatchData() = default;
   explicit BatchData(int batch)
       : index("gpumc:batch_index", batch), positions("gpumc:batch_pos", batch), shift("gpumc:batch_shift", batch),
         du_u("gpumc:batch_du", batch), corr("gpumc:batch_corr", (size_t) batch * batch),
-        links("gpumc:batch_links", batch)
+        links("gpumc:batch_links", batch), next("gpumc:batch_next")
   {
   }
   KOKKOS_INLINE_FUNCTION int size() const { return (int) index.extent(0); }
   KOKKOS_INLINE_FUNCTION double &correction(int a, int m) const { return corr((size_t) m * size() + a); }
+  // A batch's first move and number of moves: as launched (end < 0), or from `next` up to the
+  // chain's end (with an Ewald sum a batch ends before a move that must be evaluated again, and
+  // the next batch starts with it).
+  KOKKOS_INLINE_FUNCTION void span(uint64_t launched_first, int launched_count, int64_t end, uint64_t &first,
+                                   int &count) const
+  {
+    if (end < 0) {
+      first = launched_first;
+      count = launched_count;
+      return;
+    }
+    first = (uint64_t) next();
+    const int64_t left = end - (int64_t) first;
+    count = left < (int64_t) size() ? (int) (left > 0 ? left : 0) : size();
+  }
 };
 
 // The device's Ewald state: the wave vectors of the current box, their weights, S, the charge of
@@ -199,8 +216,14 @@ struct EwaldData {
   View<double *> ug;
   View<double *[2]> s;
   View<double *> charge;
-  View<double **> delta_re, delta_im;    // (batch, nk)
-  View<int *> state;                      // (batch)
+  // per move of a chain batch: its change of S (batch x nk), its change of E_recip / qqrd2e in
+  // parts over chunks of wave vectors, and whether it was accepted and written (state)
+  Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> delta_re, delta_im;
+  Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> part_move;    // (batch, chunks)
+  // per pair of moves a < m (p = m (m - 1) / 2 + a), parts of sum ug 2 Re(conj delta_a delta_m)
+  // over the Gram kernel's teams (teams x pairs)
+  Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> part_pair;
+  View<int *> state;
 };
 
 // Atoms of the checkerboard cells: cell_count per cell, cell_atom(cell * cap + s) its atoms in

@@ -66,31 +66,57 @@ double DeviceSystem<DeviceType>::ewald_energy()
   return e;
 }
 
+// wave vectors per chunk of the evaluation kernel's teams, and the Gram kernel's teams
+namespace {
+constexpr int EWALD_CHUNK = 1024;
+int gram_teams(int nk, bool host)
+{
+  const int stages = (nk + kk::GRAM_STAGE - 1) / kk::GRAM_STAGE;
+  return std::max(1, std::min(stages, host ? 8 : 264));    // (264: two per H100 multiprocessor)
+}
+}    // namespace
+
 template <class DeviceType>
 void DeviceSystem<DeviceType>::ensure_ewald_batch(int batch)
 {
   if (!ew_.nk) return;
-  if (ew_.delta_re.extent(0) != (size_t) batch || ew_.delta_re.extent(1) != (size_t) ew_.nk) {
-    ew_.delta_re = View<double **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_delta_re"), batch, ew_.nk);
-    ew_.delta_im = View<double **>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_delta_im"), batch, ew_.nk);
-  }
+  using V2 = Kokkos::View<double **, Kokkos::LayoutRight, DeviceType>;
+  const int nchunks = (ew_.nk + EWALD_CHUNK - 1) / EWALD_CHUNK, pairs = std::max(1, batch * (batch - 1) / 2);
+  const int teams = gram_teams(ew_.nk, on_host());
+  auto fit = [](V2 &v, const char *label, size_t n0, size_t n1) {
+    if (v.extent(0) != n0 || v.extent(1) != n1)
+      v = V2(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n0, n1);
+  };
+  fit(ew_.delta_re, "gpumc:ewald_delta_re", batch, ew_.nk);
+  fit(ew_.delta_im, "gpumc:ewald_delta_im", batch, ew_.nk);
+  fit(ew_.part_move, "gpumc:ewald_part_move", batch, nchunks);
+  fit(ew_.part_pair, "gpumc:ewald_part_pair", teams, pairs);
   if (ew_.state.extent(0) != (size_t) batch) ew_.state = View<int *>("gpumc:ewald_state", batch);
 }
 
+// each move's change of S and E_recip (a team per move and chunk of wave vectors)
 template <class DeviceType>
 void DeviceSystem<DeviceType>::ewald_chain_evaluate(int count)
 {
-  Kokkos::parallel_for("gpumc:ewald_chain_evaluate", light(TeamPolicy(count, on_host() ? 1 : 128)),
-                       kk::EwaldChainEvaluateFunctor<DeviceType>{c_, ew_, chain_});
+  const int nchunks = (int) ew_.part_move.extent(1);
+  Kokkos::parallel_for("gpumc:ewald_chain_evaluate", light(TeamPolicy(count * nchunks, on_host() ? 1 : 128)),
+                       kk::EwaldChainEvaluateFunctor<DeviceType>{c_, ew_, chain_, EWALD_CHUNK});
 }
 
+// the coupling of every pair of moves (Gram kernel), then the parts summed into the batch's
+// corrections and energy changes
 template <class DeviceType>
 void DeviceSystem<DeviceType>::ewald_chain_correct(int count)
 {
+  using Gram = kk::EwaldChainGramFunctor<DeviceType>;
   const int pairs = count * (count - 1) / 2;
-  if (pairs == 0) return;
-  Kokkos::parallel_for("gpumc:ewald_chain_corrections", light(TeamPolicy(pairs, on_host() ? 1 : 128)),
-                       kk::EwaldChainCorrectionFunctor<DeviceType>{c_, ew_, chain_});
+  if (pairs > 0)
+    Kokkos::parallel_for("gpumc:ewald_chain_gram",
+                         light(TeamPolicy((int) ew_.part_pair.extent(0), on_host() ? 1 : 256))
+                             .set_scratch_size(0, Kokkos::PerTeam(Gram::scratch_bytes(count))),
+                         Gram{c_, ew_, count});
+  Kokkos::parallel_for("gpumc:ewald_chain_finish", light(Kokkos::RangePolicy<ExecSpace>(0, pairs + count)),
+                       kk::EwaldChainFinishFunctor<DeviceType>{c_, ew_, chain_, pairs});
 }
 
 template <class DeviceType>
@@ -152,9 +178,7 @@ void DeviceSystem<DeviceType>::ewald_volume_trial(int scheme, double step, doubl
     ew_.m = trial.m;
     ew_.ug = trial.ug;
     ew_.s = trial.s;
-    ew_.nk = trial.nk;
-    ew_.delta_re = View<double **>();    // sized again for the new wave vectors
-    ew_.delta_im = View<double **>();
+    ew_.nk = trial.nk;    // (the batch arrays are sized again for it)
   }
 }
 

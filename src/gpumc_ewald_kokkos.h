@@ -13,6 +13,13 @@
 namespace gpumc {
 namespace kk {
 
+// The wave vector k's m (views of m may be laid out either way)
+template <class DeviceType>
+KOKKOS_INLINE_FUNCTION void wave_vector(const EwaldData<DeviceType> &e, int k, int m[3])
+{
+  for (int d = 0; d < 3; d++) m[d] = e.m(k, d);
+}
+
 // S(k) from the atoms in the cell list's slots: a team per wave vector.
 template <class DeviceType>
 struct EwaldSumFunctor {
@@ -31,8 +38,10 @@ struct EwaldSumFunctor {
         [&](const int slot, Kokkos::complex<double> &acc) {
           if (slot % c.g.cap >= c.count(slot / c.g.cap)) return;
           const double pos[3] = {c.sx(slot), c.sy(slot), c.sz(slot)};
+          int m[3];
+          wave_vector(e, k, m);
           double re, im;
-          ewald_term(&e.m(k, 0), e.charge(c.stype(slot)), pos, lo, len, re, im);
+          ewald_term(m, e.charge(c.stype(slot)), pos, lo, len, re, im);
           acc += Kokkos::complex<double>(re, im);
         },
         sum);
@@ -65,90 +74,135 @@ struct EwaldTrialEnergyFunctor {
   }
 };
 
-// A move's change of S for every wave vector (into delta row `row`), and its change of E_recip
-// from S plus the accepted changes of the earlier moves a < row with accepted(a) set; by the
-// calling team's threads (every thread gets the sum).
-template <class DeviceType, class Member, class Accepted>
-KOKKOS_INLINE_FUNCTION double team_ewald_move(const Member &team, const EwaldData<DeviceType> &e, int row, int type,
-                                              const double p_old[3], const double p_new[3], const double lo[3],
-                                              const double len[3], int nearlier, const Accepted &accepted)
+// The pair p = m (m - 1) / 2 + a of moves a < m of a batch
+KOKKOS_INLINE_FUNCTION void batch_pair(int p, int &a, int &m)
 {
-  const double q = e.charge(type);
-  double sum = 0.0;
-  Kokkos::parallel_reduce(
-      Kokkos::TeamThreadRange(team, e.nk),
-      [&](const int k, double &acc) {
-        double o_re, o_im, n_re, n_im;
-        ewald_term(&e.m(k, 0), q, p_old, lo, len, o_re, o_im);
-        ewald_term(&e.m(k, 0), q, p_new, lo, len, n_re, n_im);
-        const double d_re = n_re - o_re, d_im = n_im - o_im;
-        e.delta_re(row, k) = d_re;
-        e.delta_im(row, k) = d_im;
-        double s_re = e.s(k, 0), s_im = e.s(k, 1);
-        for (int a = 0; a < nearlier; a++)
-          if (accepted(a)) {
-            s_re += e.delta_re(a, k);
-            s_im += e.delta_im(a, k);
-          }
-        acc += ewald_change(e.ug(k), s_re, s_im, d_re, d_im);
-      },
-      sum);
-  return e.qqrd2e * sum;
+  m = (int) ((1.0 + sqrt(1.0 + 8.0 * p)) / 2.0);
+  while (m * (m - 1) / 2 > p) m--;
+  while ((m + 1) * m / 2 <= p) m++;
+  a = p - m * (m - 1) / 2;
 }
 
-// A chain batch's moves: each move's change of E_recip against S at the start of the batch, added
-// to its evaluated energy change (a team per move).
+// A chain batch's moves against S at the start of the batch: a team per move and chunk of wave
+// vectors writes the move's change of S there, and the chunk's part of its change of E_recip.
 template <class DeviceType>
 struct EwaldChainEvaluateFunctor {
   using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
   CellData<DeviceType> c;
   EwaldData<DeviceType> e;
   BatchData<DeviceType> b;
+  int chunk;    // wave vectors per chunk
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
     if (c.counter(DC_STOPPED)) return;
-    const int m = team.league_rank();
+    const int nchunks = (int) e.part_move.extent(1);
+    const int mv = team.league_rank() / nchunks, ch = team.league_rank() % nchunks;
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
-    const double p_old[3] = {b.positions(m, 0), b.positions(m, 1), b.positions(m, 2)};
-    const double p_new[3] = {b.positions(m, 3), b.positions(m, 4), b.positions(m, 5)};
-    const double du = team_ewald_move(team, e, m, b.index(m, 1), p_old, p_new, lo, len, 0, [](int) { return false; });
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { b.du_u(m, 0) += du; });
+    const double p_old[3] = {b.positions(mv, 0), b.positions(mv, 1), b.positions(mv, 2)};
+    const double p_new[3] = {b.positions(mv, 3), b.positions(mv, 4), b.positions(mv, 5)};
+    const double q = e.charge(b.index(mv, 1));
+    const int k0 = ch * chunk, k1 = k0 + chunk < e.nk ? k0 + chunk : e.nk;
+    double sum = 0.0;
+    Kokkos::parallel_reduce(
+        Kokkos::TeamThreadRange(team, k0, k1),
+        [&](const int k, double &acc) {
+          int m[3];
+          wave_vector(e, k, m);
+          double o_re, o_im, n_re, n_im;
+          ewald_term(m, q, p_old, lo, len, o_re, o_im);
+          ewald_term(m, q, p_new, lo, len, n_re, n_im);
+          const double d_re = n_re - o_re, d_im = n_im - o_im;
+          e.delta_re(mv, k) = d_re;
+          e.delta_im(mv, k) = d_im;
+          acc += ewald_change(e.ug(k), e.s(k, 0), e.s(k, 1), d_re, d_im);
+        },
+        sum);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() { e.part_move(mv, ch) = sum; });
   }
 };
 
-// The reciprocal-space correction of each pair of moves a < m of a batch (a team per pair): an
-// accepted move a changes S, and so move m's change of E_recip, by qqrd2e sum_k ug 2 Re(conj(delta_a)
-// delta_m). Every pair is linked (S couples every atom with every other); a pair of moves of one
-// atom keeps its NaN (the later move is evaluated again).
+// The reciprocal-space coupling of every pair of moves a < m of a batch, sum_k ug 2 Re(conj(delta_a)
+// delta_m) (a Gram matrix): each team takes a range of wave vectors, stages the batch's deltas for
+// GRAM_STAGE of them at a time in scratch, and sums every pair over its range in a fixed order.
+constexpr int GRAM_STAGE = 16;
 template <class DeviceType>
-struct EwaldChainCorrectionFunctor {
-  using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
+struct EwaldChainGramFunctor {
+  using ExecSpace = typename DeviceType::execution_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   CellData<DeviceType> c;
   EwaldData<DeviceType> e;
-  BatchData<DeviceType> b;
+  int batch;
+
+  static size_t scratch_bytes(int batch)
+  {
+    const int pairs = batch * (batch - 1) / 2;
+    return ScratchView<ExecSpace, double>::shmem_size(2 * batch * GRAM_STAGE + GRAM_STAGE) +
+        ScratchView<ExecSpace, double>::shmem_size(pairs > 0 ? pairs : 1);
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
     if (c.counter(DC_STOPPED)) return;
-    // pair p = m (m - 1) / 2 + a
-    const int p = team.league_rank();
-    int m = (int) ((1.0 + sqrt(1.0 + 8.0 * p)) / 2.0);
-    while (m * (m - 1) / 2 > p) m--;
-    while ((m + 1) * m / 2 <= p) m++;
-    const int a = p - m * (m - 1) / 2;
-    double sum = 0.0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, e.nk),
-        [&](const int k, double &acc) {
-          acc += ewald_cross(e.ug(k), e.delta_re(a, k), e.delta_im(a, k), e.delta_re(m, k), e.delta_im(m, k));
-        },
-        sum);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() {
-      b.correction(a, m) += e.qqrd2e * sum;    // (NaN stays NaN)
+    const int pairs = batch * (batch - 1) / 2, nteams = team.league_size(), t = team.league_rank();
+    const int k_begin = (int) ((long) e.nk * t / nteams), k_end = (int) ((long) e.nk * (t + 1) / nteams);
+    ScratchView<ExecSpace, double> stage(team.team_scratch(0), 2 * batch * GRAM_STAGE + GRAM_STAGE);
+    ScratchView<ExecSpace, double> acc(team.team_scratch(0), pairs > 0 ? pairs : 1);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, pairs), [&](const int p) { acc(p) = 0.0; });
+    for (int k0 = k_begin; k0 < k_end; k0 += GRAM_STAGE) {
+      const int n = k_end - k0 < GRAM_STAGE ? k_end - k0 : GRAM_STAGE;
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, batch * n), [&](const int i) {
+        const int mv = i / n, j = i % n;
+        stage(2 * (mv * GRAM_STAGE + j)) = e.delta_re(mv, k0 + j);
+        stage(2 * (mv * GRAM_STAGE + j) + 1) = e.delta_im(mv, k0 + j);
+        if (mv == 0) stage(2 * batch * GRAM_STAGE + j) = e.ug(k0 + j);
+      });
+      team.team_barrier();
+      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, pairs), [&](const int p) {
+        int a, m;
+        batch_pair(p, a, m);
+        double sum = acc(p);
+        for (int j = 0; j < n; j++)
+          sum += ewald_cross(stage(2 * batch * GRAM_STAGE + j), stage(2 * (a * GRAM_STAGE + j)),
+                             stage(2 * (a * GRAM_STAGE + j) + 1), stage(2 * (m * GRAM_STAGE + j)),
+                             stage(2 * (m * GRAM_STAGE + j) + 1));
+        acc(p) = sum;
+      });
+    }
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, pairs), [&](const int p) { e.part_pair(t, p) = acc(p); });
+  }
+};
+
+// The parts summed: item i < pairs adds pair i's coupling to the later move's correction and links
+// the pair (S couples every atom with every other; a pair of moves of one atom keeps its NaN, and
+// the batch ends before the later one if the earlier one is accepted); item pairs + m adds move m's
+// change of E_recip to its evaluated energy change.
+template <class DeviceType>
+struct EwaldChainFinishFunctor {
+  CellData<DeviceType> c;
+  EwaldData<DeviceType> e;
+  BatchData<DeviceType> b;
+  int pairs;
+
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const
+  {
+    if (c.counter(DC_STOPPED)) return;
+    if (i < pairs) {
+      double sum = 0.0;
+      for (int t = 0; t < (int) e.part_pair.extent(0); t++) sum += e.part_pair(t, i);
+      int a, m;
+      batch_pair(i, a, m);
+      b.correction(a, m) += e.qqrd2e * sum;
       Kokkos::atomic_or(&b.links(m, a / 32), 1u << (a % 32));
-    });
+    } else {
+      const int m = i - pairs;
+      double sum = 0.0;
+      for (int ch = 0; ch < (int) e.part_move.extent(1); ch++) sum += e.part_move(m, ch);
+      b.du_u(m, 0) += e.qqrd2e * sum;
+    }
   }
 };
 
@@ -210,8 +264,10 @@ struct EwaldWidomFunctor {
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, e.nk),
         [&](const int k, double &sum) {
+          int m[3];
+          wave_vector(e, k, m);
           double re, im;
-          ewald_term(&e.m(k, 0), q, p, a.lo, a.len, re, im);
+          ewald_term(m, q, p, a.lo, a.len, re, im);
           sum += ewald_change(e.ug(k), e.s(k, 0), e.s(k, 1), re, im);
         },
         recip);
