@@ -55,11 +55,13 @@ def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS, system
     out = []
     scale = 0.2 if quick else 1.0
 
-    # sequential chain: about 5 million trial moves per measurement
+    # sequential chain: about 5 million trial moves per measurement, 10 sweeps per timestep; with an
+    # Ewald sum 50 (LAMMPS's own Ewald forces at every timestep take as long as a few sweeps)
+    ewald = system == "sio2-ewald"
     chains = [("gpumc/nvt/kk sequential chain", 5e6)]
     for label, moves_wanted in chains if "sequential" in only else []:
         sweeps = max(1, int(moves_wanted / natoms * scale))
-        per_step = min(sweeps, 10)
+        per_step = min(sweeps, 50 if ewald else 10)
         steps = max(1, sweeps // per_step)
         text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no\n"
                 f"thermo 100000\nrun 1\nrun {steps}\n")
@@ -119,7 +121,6 @@ def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS, system
 
     # LAMMPS KOKKOS MD, NVT, dt = 1 fs: 1000 steps after 200
     # (with Ewald, LAMMPS's k-space sum on the CPU takes seconds a step at large N: 20 steps after 5)
-    ewald = system == "sio2-ewald"
     mdsteps, warm = (20, 5) if ewald else (int(1000 * scale) or 200, 200)
     text = (base + "velocity all create 4000.0 4928 mom yes rot yes dist gaussian\ntimestep 0.001\n"
             f"fix t all nvt temp 4000.0 4000.0 0.1\nthermo 100000\nrun {warm}\nrun {mdsteps}\n")

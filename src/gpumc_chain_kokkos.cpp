@@ -75,9 +75,9 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
     const size_t bytes = Commit::scratch_bytes(batch);
     // one batch: moves from `from` (count of them), or (end >= 0) from where the last batch ended
     auto launch = [&](uint64_t from, int count, int64_t end) {
-      kk::ChainEvaluateFunctor<DeviceType, Pairs> evaluate{c_, mobile, chain_, rng, dmax, from, nmobile, count, end};
+      kk::ChainEvaluateFunctor<DeviceType, Pairs> evaluate{c_,      mobile, chain_, rng, dmax, from,
+                                                           nmobile, count,  end,    ew_};
       Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
-      if (ew_.nk) ewald_chain_evaluate(count);
       Kokkos::parallel_for("gpumc:chain_corrections",
                            light(TeamPolicy(count, on_host() ? 1 : 64))
                                .set_scratch_size(0, Kokkos::PerTeam(Correct::scratch_bytes(batch))),
@@ -123,12 +123,12 @@ int DeviceSystem<DeviceType>::team_size() const
 
 // moves per batch of the sequential chain: about sqrt(N), so that few moves of a batch move an
 // atom that an earlier one moved (then evaluated again), at most 128; with an Ewald sum, whose
-// coupling of every pair of moves grows as the square of the batch, 32
+// coupling of every pair of moves grows as the square of the batch, half that, 16 to 64
 template <class DeviceType>
 int DeviceSystem<DeviceType>::chain_batch() const
 {
   int batch = options_.chain_batch > 0 ? options_.chain_batch
-      : table_.ewald.enabled           ? std::min(32, std::max(8, (int) std::sqrt((double) natoms_)))
+      : table_.ewald.enabled           ? std::min(64, std::max(16, (int) std::sqrt((double) natoms_) / 2))
                                        : std::max(8, (int) std::sqrt((double) natoms_));
   batch = std::min(batch, kk::CHAIN_BATCH_MAX);
   // no more than the deciding team's on-chip scratch holds

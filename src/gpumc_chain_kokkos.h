@@ -153,6 +153,7 @@ struct ChainEvaluateFunctor {
   uint64_t launched_first, nmobile;
   int launched_count = 0;
   int64_t end = -1;    // >= 0: the batch starts where the last one ended (BatchData::span)
+  EwaldData<DeviceType> ew;    // nk 0: no Ewald sum
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
@@ -165,7 +166,8 @@ struct ChainEvaluateFunctor {
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
     const ChainTrial tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
-    const double dU = team_energy_change<Pairs>(team, c, lo, len, tr);
+    double dU = team_energy_change<Pairs>(team, c, lo, len, tr);
+    if (ew.nk) dU += team_ewald_move(team, ew, k, tr.type, tr.p_old, tr.p_new, lo, len);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       int cc[3];
       cell_coords(c.g, lo, len, tr.p_new, cc);

@@ -216,10 +216,9 @@ struct EwaldData {
   View<double *> ug;
   View<double *[2]> s;
   View<double *> charge;
-  // per move of a chain batch: its change of S (batch x nk), its change of E_recip / qqrd2e in
-  // parts over chunks of wave vectors, and whether it was accepted and written (state)
+  // per move of a chain batch: its change of S (batch x nk), and whether it was accepted and
+  // written (state)
   Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> delta_re, delta_im;
-  Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> part_move;    // (batch, chunks)
   // per pair of moves a < m (p = m (m - 1) / 2 + a), parts of sum ug 2 Re(conj delta_a delta_m)
   // over the Gram kernel's teams (teams x pairs)
   Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> part_pair;

@@ -66,9 +66,8 @@ double DeviceSystem<DeviceType>::ewald_energy()
   return e;
 }
 
-// wave vectors per chunk of the evaluation kernel's teams, and the Gram kernel's teams
+// the Gram kernel's teams
 namespace {
-constexpr int EWALD_CHUNK = 1024;
 int gram_teams(int nk, bool host)
 {
   const int stages = (nk + kk::GRAM_STAGE - 1) / kk::GRAM_STAGE;
@@ -81,7 +80,7 @@ void DeviceSystem<DeviceType>::ensure_ewald_batch(int batch)
 {
   if (!ew_.nk) return;
   using V2 = Kokkos::View<double **, Kokkos::LayoutRight, DeviceType>;
-  const int nchunks = (ew_.nk + EWALD_CHUNK - 1) / EWALD_CHUNK, pairs = std::max(1, batch * (batch - 1) / 2);
+  const int pairs = std::max(1, batch * (batch - 1) / 2);
   const int teams = gram_teams(ew_.nk, on_host());
   auto fit = [](V2 &v, const char *label, size_t n0, size_t n1) {
     if (v.extent(0) != n0 || v.extent(1) != n1)
@@ -89,34 +88,24 @@ void DeviceSystem<DeviceType>::ensure_ewald_batch(int batch)
   };
   fit(ew_.delta_re, "gpumc:ewald_delta_re", batch, ew_.nk);
   fit(ew_.delta_im, "gpumc:ewald_delta_im", batch, ew_.nk);
-  fit(ew_.part_move, "gpumc:ewald_part_move", batch, nchunks);
   fit(ew_.part_pair, "gpumc:ewald_part_pair", teams, pairs);
   if (ew_.state.extent(0) != (size_t) batch) ew_.state = View<int *>("gpumc:ewald_state", batch);
 }
 
-// each move's change of S and E_recip (a team per move and chunk of wave vectors)
-template <class DeviceType>
-void DeviceSystem<DeviceType>::ewald_chain_evaluate(int count)
-{
-  const int nchunks = (int) ew_.part_move.extent(1);
-  Kokkos::parallel_for("gpumc:ewald_chain_evaluate", light(TeamPolicy(count * nchunks, on_host() ? 1 : 128)),
-                       kk::EwaldChainEvaluateFunctor<DeviceType>{c_, ew_, chain_, EWALD_CHUNK});
-}
-
-// the coupling of every pair of moves (Gram kernel), then the parts summed into the batch's
-// corrections and energy changes
+// the coupling of every pair of moves (Gram kernel), then its parts summed into the batch's
+// corrections
 template <class DeviceType>
 void DeviceSystem<DeviceType>::ewald_chain_correct(int count)
 {
   using Gram = kk::EwaldChainGramFunctor<DeviceType>;
   const int pairs = count * (count - 1) / 2;
-  if (pairs > 0)
-    Kokkos::parallel_for("gpumc:ewald_chain_gram",
-                         light(TeamPolicy((int) ew_.part_pair.extent(0), on_host() ? 1 : 256))
-                             .set_scratch_size(0, Kokkos::PerTeam(Gram::scratch_bytes(count))),
-                         Gram{c_, ew_, count});
-  Kokkos::parallel_for("gpumc:ewald_chain_finish", light(Kokkos::RangePolicy<ExecSpace>(0, pairs + count)),
-                       kk::EwaldChainFinishFunctor<DeviceType>{c_, ew_, chain_, pairs});
+  if (pairs == 0) return;
+  Kokkos::parallel_for("gpumc:ewald_chain_gram",
+                       light(TeamPolicy((int) ew_.part_pair.extent(0), on_host() ? 1 : 256))
+                           .set_scratch_size(0, Kokkos::PerTeam(Gram::scratch_bytes(count))),
+                       Gram{c_, ew_, count});
+  Kokkos::parallel_for("gpumc:ewald_chain_finish", light(Kokkos::RangePolicy<ExecSpace>(0, pairs)),
+                       kk::EwaldChainFinishFunctor<DeviceType>{c_, ew_, chain_});
 }
 
 template <class DeviceType>
@@ -199,7 +188,6 @@ double DeviceSystem<DeviceType>::widom_ewald(const kk::WidomArgs &a, const Count
   template double DeviceSystem<D>::ewald_energy();                                                                 \
   template void DeviceSystem<D>::ensure_ewald();                                                                   \
   template void DeviceSystem<D>::ensure_ewald_batch(int batch);                                                    \
-  template void DeviceSystem<D>::ewald_chain_evaluate(int count);                                                  \
   template void DeviceSystem<D>::ewald_chain_correct(int count);                                                   \
   template void DeviceSystem<D>::ewald_chain_apply(int count);                                                     \
   template void DeviceSystem<D>::ewald_volume_trial(int scheme, double step, double beta, double pressure_energy, \

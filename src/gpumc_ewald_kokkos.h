@@ -1,7 +1,7 @@
 // Kernels of the Kokkos engine's Ewald sum (gpumc_ewald.h): the structure factors and their energy,
-// the reciprocal-space parts of the sequential chain's batches (a move's change of E_recip, and
-// the correction an accepted earlier move of the batch makes to it), and the update of S by the
-// accepted moves.
+// the reciprocal-space parts of the sequential chain's batches (a move's change of E_recip, with
+// its pair terms in kk::ChainEvaluateFunctor, and the correction an accepted earlier move of the
+// batch makes to it), the update of S by the accepted moves, and Widom insertions.
 #pragma once
 
 #include "gpumc_ewald.h"
@@ -83,45 +83,32 @@ KOKKOS_INLINE_FUNCTION void batch_pair(int p, int &a, int &m)
   a = p - m * (m - 1) / 2;
 }
 
-// A chain batch's moves against S at the start of the batch: a team per move and chunk of wave
-// vectors writes the move's change of S there, and the chunk's part of its change of E_recip.
-template <class DeviceType>
-struct EwaldChainEvaluateFunctor {
-  using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
-  CellData<DeviceType> c;
-  EwaldData<DeviceType> e;
-  BatchData<DeviceType> b;
-  int chunk;    // wave vectors per chunk
-
-  KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
-  {
-    if (c.counter(DC_STOPPED)) return;
-    const int nchunks = (int) e.part_move.extent(1);
-    const int mv = team.league_rank() / nchunks, ch = team.league_rank() % nchunks;
-    double lo[3], len[3];
-    c.box(DS_LO, DS_LEN, lo, len);
-    const double p_old[3] = {b.positions(mv, 0), b.positions(mv, 1), b.positions(mv, 2)};
-    const double p_new[3] = {b.positions(mv, 3), b.positions(mv, 4), b.positions(mv, 5)};
-    const double q = e.charge(b.index(mv, 1));
-    const int k0 = ch * chunk, k1 = k0 + chunk < e.nk ? k0 + chunk : e.nk;
-    double sum = 0.0;
-    Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, k0, k1),
-        [&](const int k, double &acc) {
-          int m[3];
-          wave_vector(e, k, m);
-          double o_re, o_im, n_re, n_im;
-          ewald_term(m, q, p_old, lo, len, o_re, o_im);
-          ewald_term(m, q, p_new, lo, len, n_re, n_im);
-          const double d_re = n_re - o_re, d_im = n_im - o_im;
-          e.delta_re(mv, k) = d_re;
-          e.delta_im(mv, k) = d_im;
-          acc += ewald_change(e.ug(k), e.s(k, 0), e.s(k, 1), d_re, d_im);
-        },
-        sum);
-    Kokkos::single(Kokkos::PerTeam(team), [&]() { e.part_move(mv, ch) = sum; });
-  }
-};
+// A move of a chain batch against S at the start of the batch, by the team that evaluated its
+// pair terms: its change of S for every wave vector (into delta row `row`) and its change of
+// E_recip (every thread gets it).
+template <class DeviceType, class Member>
+KOKKOS_INLINE_FUNCTION double team_ewald_move(const Member &team, const EwaldData<DeviceType> &e, int row, int type,
+                                              const double p_old[3], const double p_new[3], const double lo[3],
+                                              const double len[3])
+{
+  const double q = e.charge(type);
+  double sum = 0.0;
+  Kokkos::parallel_reduce(
+      Kokkos::TeamThreadRange(team, e.nk),
+      [&](const int k, double &acc) {
+        int m[3];
+        wave_vector(e, k, m);
+        double o_re, o_im, n_re, n_im;
+        ewald_term(m, q, p_old, lo, len, o_re, o_im);
+        ewald_term(m, q, p_new, lo, len, n_re, n_im);
+        const double d_re = n_re - o_re, d_im = n_im - o_im;
+        e.delta_re(row, k) = d_re;
+        e.delta_im(row, k) = d_im;
+        acc += ewald_change(e.ug(k), e.s(k, 0), e.s(k, 1), d_re, d_im);
+      },
+      sum);
+  return e.qqrd2e * sum;
+}
 
 // The reciprocal-space coupling of every pair of moves a < m of a batch, sum_k ug 2 Re(conj(delta_a)
 // delta_m) (a Gram matrix): each team takes a range of wave vectors, stages the batch's deltas for
@@ -176,33 +163,24 @@ struct EwaldChainGramFunctor {
   }
 };
 
-// The parts summed: item i < pairs adds pair i's coupling to the later move's correction and links
-// the pair (S couples every atom with every other; a pair of moves of one atom keeps its NaN, and
-// the batch ends before the later one if the earlier one is accepted); item pairs + m adds move m's
-// change of E_recip to its evaluated energy change.
+// The parts summed: pair i's coupling added to the later move's correction, and the pair linked
+// (S couples every atom with every other; a pair of moves of one atom keeps its NaN, and the batch
+// ends before the later one if the earlier one is accepted).
 template <class DeviceType>
 struct EwaldChainFinishFunctor {
   CellData<DeviceType> c;
   EwaldData<DeviceType> e;
   BatchData<DeviceType> b;
-  int pairs;
 
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const
   {
     if (c.counter(DC_STOPPED)) return;
-    if (i < pairs) {
-      double sum = 0.0;
-      for (int t = 0; t < (int) e.part_pair.extent(0); t++) sum += e.part_pair(t, i);
-      int a, m;
-      batch_pair(i, a, m);
-      b.correction(a, m) += e.qqrd2e * sum;
-      Kokkos::atomic_or(&b.links(m, a / 32), 1u << (a % 32));
-    } else {
-      const int m = i - pairs;
-      double sum = 0.0;
-      for (int ch = 0; ch < (int) e.part_move.extent(1); ch++) sum += e.part_move(m, ch);
-      b.du_u(m, 0) += e.qqrd2e * sum;
-    }
+    double sum = 0.0;
+    for (int t = 0; t < (int) e.part_pair.extent(0); t++) sum += e.part_pair(t, i);
+    int a, m;
+    batch_pair(i, a, m);
+    b.correction(a, m) += e.qqrd2e * sum;
+    Kokkos::atomic_or(&b.links(m, a / 32), 1u << (a % 32));
   }
 };
 

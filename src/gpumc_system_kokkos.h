@@ -225,7 +225,6 @@ class DeviceSystem {
   double ewald_energy();
   void ensure_ewald();
   void ensure_ewald_batch(int batch);
-  void ewald_chain_evaluate(int count);
   void ewald_chain_correct(int count);
   void ewald_chain_apply(int count);
   void ewald_volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng,
