@@ -120,8 +120,8 @@ def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS, system
                     "trial moves/s"))
 
     # LAMMPS KOKKOS MD, NVT, dt = 1 fs: 1000 steps after 200
-    # (with Ewald, LAMMPS's k-space sum on the CPU takes seconds a step at large N: 20 steps after 5)
-    mdsteps, warm = (20, 5) if ewald else (int(1000 * scale) or 200, 200)
+    # (with Ewald, LAMMPS's k-space sum on the CPU takes seconds a step at large N: 10 steps after 2)
+    mdsteps, warm = (10, 2) if ewald else (int(1000 * scale) or 200, 200)
     text = (base + "velocity all create 4000.0 4928 mom yes rot yes dist gaussian\ntimestep 0.001\n"
             f"fix t all nvt temp 4000.0 4000.0 0.1\nthermo 100000\nrun {warm}\nrun {mdsteps}\n")
     if "md" in only:
