@@ -31,6 +31,12 @@ enum PairKind : int {
                         // born/coul/dsf
   PAIR_COUL_LONG = 11,  // a = qqrd2e q_i q_j, b = g_ewald: the real-space part of an Ewald sum, with
                         // the polynomial erfc of the coul/long styles (pair_modify table 0)
+  // pair_style table, its lookup, linear and spline interpolations: a = where the table's values
+  // are (PairTableValues), b = inner cutoff^2, c = 1 / delta (in r^2), d = delta^2 / 6, e = last
+  // interval (tablength - 1)
+  PAIR_TABLE_LOOKUP = 12,
+  PAIR_TABLE_LINEAR = 13,
+  PAIR_TABLE_SPLINE = 14,
 };
 
 // One term of a type pair's interaction, with the parameters listed at its kind. offset is what
@@ -109,6 +115,47 @@ struct PairsLJMorse {
   GPUMC_INLINE static constexpr int terms(int) { return 1; }
 };
 
+// A table's values (pair_style table) are kept in the pair table's coefficient array itself, after
+// the pair terms, seven to an entry (in the fields cutsq .. e): the values of point i at 3 i (r^2),
+// 3 i + 1 (e) and 3 i + 2 (de for linear, e2 for spline). A table term finds its first entry p.a
+// entries after itself, so every kernel that has the terms has the tables (on any device, and in
+// float for mixed precision).
+template <class Real>
+GPUMC_INLINE Real table_value(const PairCoeffT<Real> *base, int j)
+{
+  const PairCoeffT<Real> &v = base[j / 7];
+  switch (j % 7) {
+    case 0: return v.cutsq;
+    case 1: return v.a;
+    case 2: return v.b;
+    case 3: return v.c;
+    case 4: return v.offset;
+    case 5: return v.d;
+    default: return v.e;
+  }
+}
+
+// LAMMPS's pair_style table energy (PairTable::compute), infinite inside the table's inner cutoff
+// (where LAMMPS stops with an error; a move there is rejected, a start there refused)
+template <class Real>
+GPUMC_INLINE Real table_energy(const PairCoeffT<Real> &p, Real rsq)
+{
+  if (rsq < p.b) return Real(INFINITY);
+  const PairCoeffT<Real> *values = &p + (long) p.a;
+  int i = (int) ((rsq - p.b) * p.c);
+  const int last = (int) p.e;
+  if (i >= last) i = last - 1;    // (LAMMPS: beyond the outer cutoff, an error)
+  if (p.kind == PAIR_TABLE_LOOKUP) return table_value(values, 3 * i + 1);
+  const Real r0 = table_value(values, 3 * i);
+  if (p.kind == PAIR_TABLE_LINEAR) {
+    const Real fraction = (rsq - r0) * p.c;
+    return table_value(values, 3 * i + 1) + fraction * table_value(values, 3 * i + 2);
+  }
+  const Real b = (rsq - r0) * p.c, a = Real(1) - b;
+  return a * table_value(values, 3 * i + 1) + b * table_value(values, 3 * i + 4) +
+      ((a * a * a - a) * table_value(values, 3 * i + 2) + (b * b * b - b) * table_value(values, 3 * i + 5)) * p.d;
+}
+
 template <bool ANY_KIND = true, class Real>
 GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
 {
@@ -158,6 +205,9 @@ GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
         const Real r = real_sqrt(rsq);
         return p.a / r * dsf_erfc(p.b * r, real_exp(-p.b * p.b * rsq));
       }
+      case PAIR_TABLE_LOOKUP:
+      case PAIR_TABLE_LINEAR:
+      case PAIR_TABLE_SPLINE: return table_energy(p, rsq);
       default: break;
     }
   }
@@ -307,6 +357,7 @@ struct PairTable {
   // are in self and tail
   EwaldSettings ewald;
 
+  // the pairs' terms, then the values of tables (pair_style table) if any
   explicit PairTable(int ntypes_ = 0, int nterms_ = 1) :
       ntypes(ntypes_), nterms(nterms_), coeff((size_t) (ntypes_ + 1) * (ntypes_ + 1) * nterms_)
   {
@@ -355,12 +406,36 @@ struct PairTable {
     for (int j = 1; j <= ntypes && !tail.empty(); j++) sum += 2.0 * (double) count[j] * tail_coeff(type, j);
     return sum / volume + self_energy(type);
   }
+  // Appends a table's values (r^2, e, de or e2 per point: PairTableValues) after the pair terms,
+  // and points the term of every pair in `pairs` (i, j, term) at them.
+  void add_table_values(const std::vector<double> &values, const std::vector<int> &pairs)
+  {
+    const size_t first = coeff.size();
+    coeff.resize(first + (values.size() + 6) / 7);
+    for (size_t j = 0; j < values.size(); j++) {
+      PairCoeff &v = coeff[first + j / 7];
+      double *field[7] = {&v.cutsq, &v.a, &v.b, &v.c, &v.offset, &v.d, &v.e};
+      *field[j % 7] = values[j];
+    }
+    for (size_t k = 0; k + 2 < pairs.size(); k += 3) {
+      const size_t at = (size_t) pair_index(pairs[k], pairs[k + 1]) + pairs[k + 2];
+      coeff[at].a = (double) ((long) first - (long) at);
+    }
+  }
   // One term per pair, each lj/cut or morse: kernels for PairsLJMorse evaluate it.
   bool lj_morse_only() const
   {
     for (const auto &c : coeff)
       if (nterms != 1 || (c.kind != PAIR_NONE && c.kind != PAIR_LJ_CUT && c.kind != PAIR_MORSE)) return false;
     return true;
+  }
+  // Whether a term reads a table's values (which lie after the terms: kernels must read terms
+  // where they are, not from copies).
+  bool has_tables() const
+  {
+    for (const auto &c : coeff)
+      if (c.kind == PAIR_TABLE_LOOKUP || c.kind == PAIR_TABLE_LINEAR || c.kind == PAIR_TABLE_SPLINE) return true;
+    return false;
   }
   // Whether any of these depends on the type counts.
   bool counts_matter() const { return !tail.empty() || !self.empty(); }

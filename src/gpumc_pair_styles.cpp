@@ -25,6 +25,7 @@
 #include "pair_lj_cut_coul_cut.h"
 #include "pair_morse.h"
 #include "pair_soft.h"
+#include "pair_table.h"
 #include "pair_yukawa.h"
 // styles of LAMMPS's EXTRA-PAIR package
 #if __has_include("pair_mie_cut.h")
@@ -77,6 +78,8 @@ struct Reader {
   int i, j;
   std::vector<PairCoeff> terms;  // the pair's terms so far
   double tail = 0.0;             // the pair's tail_ij (pair_modify tail yes)
+  // pair_style table terms: their index among the pair's terms, and their values (PairTableValues)
+  std::vector<std::pair<size_t, std::vector<double>>> tables;
   // a Coulomb sum with a self energy per atom (DSF, Wolf): its e_shift and alpha
   bool self = false;
   double self_shift = 0.0, self_alpha = 0.0;
@@ -405,6 +408,31 @@ struct EwaldReader : Ewald {
 };
 #endif
 
+// pair_style table: the interpolation tables LAMMPS built (PairTable::compute_table), copied
+struct TableReader : PairTable {
+  static void read(Pair *pair, Reader &r)
+  {
+    using R = TableReader;
+    auto *s = style_of<PairTable>(pair, r);
+    const int style = s->*&R::tabstyle, n = s->*&R::tablength;
+    static const int kinds[] = {gpumc::PAIR_TABLE_LOOKUP, gpumc::PAIR_TABLE_LINEAR, gpumc::PAIR_TABLE_SPLINE};
+    if (style != PairTable::LOOKUP && style != PairTable::LINEAR && style != PairTable::SPLINE)
+      r.lmp->error->all(FLERR, "{} supports pair_style table lookup, linear and spline, not bitmap", r.who);
+    const Table &tb = (s->*&R::tables)[(s->*&R::tabindex)[r.i][r.j]];
+    // per point: r^2, e, and de (linear) or e2 (spline); lookup has e at the bins' midpoints
+    std::vector<double> values(3 * (size_t) n, 0.0);
+    const double *third = style == PairTable::LINEAR ? tb.de : tb.e2;
+    for (int k = 0; k < n; k++) {
+      const bool bin = k < n - 1;
+      if (tb.rsq) values[3 * k] = tb.rsq[k];
+      if (tb.e && (style != PairTable::LOOKUP || bin)) values[3 * k + 1] = tb.e[k];
+      if (third && (style != PairTable::LINEAR || bin)) values[3 * k + 2] = third[k];
+    }
+    r.tables.emplace_back(r.terms.size(), std::move(values));
+    r.add(kinds[style], pair->cutsq[r.i][r.j], 0.0, tb.innersq, tb.invdelta, tb.deltasq6, (double) (n - 1));
+  }
+};
+
 using ReadFn = void (*)(Pair *, Reader &);
 struct StyleInfo {
   ReadFn read;
@@ -419,6 +447,7 @@ const std::map<std::string, StyleInfo> &styles()
       {"buck", {BuckReader::read, false}},
       {"yukawa", {YukawaReader::read, false}},
       {"soft", {SoftReader::read, false}},
+      {"table", {TableReader::read, false}},
       {"coul/cut", {CoulCutReader::read, true}},
       {"coul/dsf", {CoulDSFReader::read, true}},
       {"coul/wolf", {CoulWolfReader::read, true}},
@@ -590,6 +619,7 @@ gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
       for (const auto &sub : styles_of(i, j)) {
         Reader s{lmp, who, sub.style, charge, i, j};
         styles().at(sub.style).read(sub.pair, s);
+        for (auto &t : s.tables) r.tables.emplace_back(r.terms.size() + t.first, std::move(t.second));
         r.terms.insert(r.terms.end(), s.terms.begin(), s.terms.end());
         r.tail += s.tail;
         any_tail = any_tail || sub.pair->tail_flag;
@@ -612,6 +642,8 @@ gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
     for (size_t t = 0; t < r.terms.size(); t++) table.at(r.i, r.j, (int) t) = table.at(r.j, r.i, (int) t) = r.terms[t];
     if (any_tail) table.tail[r.i * (ntypes + 1) + r.j] = table.tail[r.j * (ntypes + 1) + r.i] = r.tail;
   }
+  for (const Reader &r : pairs)
+    for (const auto &t : r.tables) table.add_table_values(t.second, {r.i, r.j, (int) t.first, r.j, r.i, (int) t.first});
   if (self) {
     table.self.assign(ntypes + 1, 0.0);
     for (int t = 1; t <= ntypes; t++)

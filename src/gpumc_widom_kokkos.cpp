@@ -40,7 +40,8 @@ double DeviceSystem<DeviceType>::widom(int type, double beta, const CounterRNG &
   a.block = block;
   double sum = 0.0;
   if (table_.ewald.enabled) return widom_ewald(a, rng, done) / (double) done;
-  if (options_.widom_walk_cells) {
+  // (tables of pair_style table lie after the terms, which the staged kernel copies: the simple one)
+  if (options_.widom_walk_cells || table_.has_tables()) {
     Kokkos::parallel_reduce("gpumc:widom_simple",
                             Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>(0, (int64_t) done),
                             kk::WidomSimpleFunctor<DeviceType>{c_, a, rng}, sum);

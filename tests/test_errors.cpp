@@ -94,6 +94,9 @@ std::vector<BadInput> bad_inputs()
                               "create_atoms 1 random 50 3 NULL\nmass 1 1.0\npair_style lj/cut/coul/cut 2.5\n"
                               "pair_coeff * * 1.0 1.0\nset type 1 charge 0.5\nset atom 7 charge -0.5\n",
        "fix mc all gpumc/nvt 1 1.0 5\nrun 0", "requires one charge per atom type: type 1 has charges from -0.5 to 0.5"},
+      {"table_bitmap", lj + "pair_write 1 1 500 r 0.8 2.5 gpumc_errors.table LJ11\n",
+       "pair_style table bitmap 10\npair_coeff * * gpumc_errors.table LJ11 2.5\nfix mc all gpumc/nvt 1 1.0 5\nrun 0",
+       "supports pair_style table lookup, linear and spline, not bitmap"},
       // Ewald: exact sums only, LAMMPS's erfc without tables, the sequential chain
       {"kspace_pppm", ionic + "pair_modify table 0\nkspace_style pppm 1e-4\n", "fix mc all gpumc/nvt 1 1.0 5\nrun 0",
        "supports kspace_style ewald only (the exact Ewald sum), not pppm"},

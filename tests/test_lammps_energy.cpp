@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <iterator>
 #include <ostream>
 #include <string>
@@ -254,5 +255,44 @@ TEST(EnergyVsComputePe, EwaldInsertionIsTheDifferenceOfFullEnergies)
     const double pe1 = s.thermo("pe");
     EXPECT_NEAR(dE, pe1 - pe0, 1e-10 * (std::fabs(pe0) + std::fabs(pe1))) << "type " << type;
     s.cmd(fmt::format("group added id {}\ndelete_atoms group added\ngroup added delete\nrun 0", s.natoms()));
+  }
+}
+
+TEST(EnergyVsComputePe, TableStyles)
+{
+  // pair_style table with LAMMPS's lookup, linear and spline interpolations of tables that
+  // pair_write makes from a Morse potential (per type pair), alone and under hybrid/overlay with
+  // charges; energies and the running energy after moves against compute pe
+  const std::string file = testing::TempDir() + "gpumc_morse.table";
+  const char *morse = "pair_style morse 9.0\npair_coeff 1 1 0.023272 1.3731 3.791\npair_coeff 1 2 1.99597 2.6518 1.628\n"
+                      "pair_coeff 2 2 0.007695 2.0446 3.7598\npair_coeff 3 3 0.05 1.5 3.0\n"
+                      "pair_coeff 1 3 0.5 2.0 2.0\npair_coeff 2 3 0.2 1.8 2.5\n";
+  struct Variant {
+    const char *style;
+    bool charged;
+  };
+  for (const Variant v : {Variant{"table lookup 2000", false}, Variant{"table linear 1500", false},
+                          Variant{"table spline 1000", false}, Variant{"hybrid/overlay table spline 1000 coul/dsf 0.2 9.0", true}}) {
+    SCOPED_TRACE(v.style);
+    const Case c{"table", morse, "metal", 21.0, 1.4, v.charged};
+    LammpsSession s;
+    s.cmd(setup_lines(c, 70, 404));
+    std::string coeffs;
+    const bool hybrid = std::string(v.style).rfind("hybrid", 0) == 0;
+    for (int i = 1; i <= 3; i++)
+      for (int j = i; j <= 3; j++) {
+        s.cmd(fmt::format("pair_write {} {} 4000 r 1.2 9.0 {} M{}{}", i, j, file, i, j));
+        coeffs += fmt::format("pair_coeff {} {} {}{} M{}{}\n", i, j, hybrid ? "table " : "", file, i, j);
+      }
+    s.cmd(fmt::format("pair_style {}\n{}{}", v.style, coeffs, hybrid ? "pair_coeff * * coul/dsf\n" : ""));
+    s.cmd("fix mc all gpumc/nvt 2 4000.0 4711\nrun 0");
+    const double pe = s.thermo("pe");
+    EXPECT_NEAR(s.fix_scalar("mc"), pe, 1e-10 * std::fabs(pe));
+    s.cmd("thermo 5\nrun 10");
+    const double pe2 = s.thermo("pe");
+    EXPECT_NE(pe2, pe);
+    EXPECT_NEAR(s.fix_scalar("mc"), pe2, 1e-10 * std::fabs(pe2));
+    EXPECT_GT(s.fix_vector("mc", 1), 0.0);
+    std::remove(file.c_str());
   }
 }
