@@ -59,6 +59,8 @@ void ComputeWidom::init()
   if (mixed_precision && !kokkosable)
     error->all(FLERR, "compute widom: precision mixed is an option of the Kokkos style compute widom/kk");
   table = std::make_unique<gpumc::PairTable>(GPUMC::pair_table(lmp, "compute widom"));
+  if (mixed_precision && table->has_tables())
+    error->all(FLERR, "compute widom: precision mixed does not support pair_style table; use precision double");
   if (mixed_precision && table->ewald.enabled)
     error->all(FLERR, "compute widom: precision mixed does not support kspace_style ewald; use precision double");
   if (!table->charge.empty() && std::isnan(table->charge[itype]))

@@ -201,6 +201,10 @@ void FixGpumcNVT::init()
     if (box.len[d] < 2.0 * table->cut_max)
       error->all(FLERR, "{}: box side {} is shorter than twice the largest pair cutoff {}", who, box.len[d],
                  table->cut_max);
+  if (npt && table->ewald.enabled && comm->me == 0 && !table->ewald.g_ewald_fixed)
+    error->warning(FLERR, "{}: LAMMPS sets g_ewald from the box at the start of every run, so an NPT simulation "
+                   "split over several runs samples slightly different energies in each; fix it with "
+                   "'kspace_modify gewald'", who);
   if (algorithm == ALGORITHM_CHECKERBOARD && table->ewald.enabled)
     error->all(FLERR, "{}: algorithm checkerboard does not support kspace_style ewald (every move changes the "
                "structure factors all atoms share, so cells cannot move independently); use algorithm sequential",

@@ -100,10 +100,13 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
     for (long next = (long) first; next < end;) {
       const uint64_t left = (uint64_t) (end - next);
       for (uint64_t n = 0; n < (left + batch - 1) / batch; n++) launch(0, batch, end);
+      const long before = next;
       Kokkos::deep_copy(next, chain_.next);
       long stopped;
       Kokkos::deep_copy(stopped, Kokkos::subview(c_.counter, (int) DC_STOPPED));
       if (stopped) return;
+      // (every batch decides at least its first move)
+      if (next <= before) throw std::runtime_error("GPUMC Kokkos engine: the Ewald chain made no progress");
     }
   };
   if (lj_morse_)
@@ -131,10 +134,12 @@ int DeviceSystem<DeviceType>::chain_batch() const
       : table_.ewald.enabled           ? std::min(64, std::max(16, (int) std::sqrt((double) natoms_) / 2))
                                        : std::max(8, (int) std::sqrt((double) natoms_));
   batch = std::min(batch, kk::CHAIN_BATCH_MAX);
-  // no more than the deciding team's on-chip scratch holds
-  while (batch > 1 &&
-         kk::ChainCommitFunctor<DeviceType, PairsAny>::scratch_bytes(batch) > TeamPolicy::scratch_size_max(0))
-    batch = batch * 3 / 4;
+  // no more than the deciding team's (and, with an Ewald sum, the Gram kernel's) on-chip scratch holds
+  auto fits = [&](int b) {
+    return kk::ChainCommitFunctor<DeviceType, PairsAny>::scratch_bytes(b) <= TeamPolicy::scratch_size_max(0) &&
+        (!table_.ewald.enabled || kk::EwaldChainGramFunctor<DeviceType>::scratch_bytes(b) <= TeamPolicy::scratch_size_max(0));
+  };
+  while (batch > 1 && !fits(batch)) batch = batch * 3 / 4;
   return batch;
 }
 

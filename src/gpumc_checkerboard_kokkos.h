@@ -260,9 +260,16 @@ struct CheckerTrialFunctor {
             atoms.load(j, p, jtype);
             const Real rsq_new = frame_rsq(un, p), rsq_old = frame_rsq(uo, p);
             for (int term = 0; term < nt; term++) {
-              const PairCoeffT<Real> pc = row[jtype * nt + term];
-              part += (double) pair_energy<Pairs::any_kind>(pc, rsq_new);
-              part -= (double) pair_energy<Pairs::any_kind>(pc, rsq_old);
+              if constexpr (Pairs::any_kind) {
+                // in place: a table term finds its values at an offset from itself
+                const PairCoeffT<Real> &pc = row[jtype * nt + term];
+                part += (double) pair_energy<true>(pc, rsq_new);
+                part -= (double) pair_energy<true>(pc, rsq_old);
+              } else {
+                const PairCoeffT<Real> pc = row[jtype * nt + term];
+                part += (double) pair_energy<false>(pc, rsq_new);
+                part -= (double) pair_energy<false>(pc, rsq_old);
+              }
             }
           }
           group_sync(group);    // the list is refilled from its start

@@ -31,6 +31,7 @@ struct EwaldSettings {
   double qqrd2e = 0.0;
   long natoms = 0;
   int kmax_fixed[3] = {0, 0, 0};    // `kspace_modify kmax/ewald`; 0: from the accuracy
+  bool g_ewald_fixed = false;       // `kspace_modify gewald` (else LAMMPS sets it at each run's init)
 };
 
 // A wave vector of the sum: its integer multiples of the reciprocal box vectors, and ug.

@@ -176,8 +176,14 @@ double DeviceSystem<DeviceType>::widom_ewald(const kk::WidomArgs &a, const Count
 {
   ensure_ewald();
   double sum = 0.0;
-  Kokkos::parallel_reduce("gpumc:widom_ewald", TeamPolicy((int) ninsert, on_host() ? 1 : 128),
-                          kk::EwaldWidomFunctor<DeviceType>{c_, ew_, a, rng}, sum);
+  const uint64_t most = 1u << 30;    // insertions per launch (league sizes are int)
+  for (uint64_t base = 0; base < ninsert; base += most) {
+    const int n = (int) std::min(most, ninsert - base);
+    double part = 0.0;
+    Kokkos::parallel_reduce("gpumc:widom_ewald", TeamPolicy(n, on_host() ? 1 : 128),
+                            kk::EwaldWidomFunctor<DeviceType>{c_, ew_, a, rng, (int64_t) base}, part);
+    sum += part;
+  }
   return sum;
 }
 

@@ -213,10 +213,11 @@ struct EwaldWidomFunctor {
   EwaldData<DeviceType> e;
   WidomArgs a;
   CounterRNG rng{0, 0};
+  int64_t base = 0;    // the first insertion of this launch
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team, double &acc) const
   {
-    const int64_t gidx = team.league_rank();
+    const int64_t gidx = base + team.league_rank();
     double corner[3], p[3];
     int cc[3];
     widom_box(c.g, a, (long) ((uint64_t) gidx % (uint64_t) a.nboxes), cc, corner);

@@ -398,6 +398,7 @@ struct EwaldReader : Ewald {
     s.q2 = k->*&EwaldReader::q2;
     s.qqrd2e = lmp->force->qqrd2e;
     s.natoms = (long) lmp->atom->natoms;
+    s.g_ewald_fixed = k->*&EwaldReader::gewaldflag;
     if (k->*&EwaldReader::kewaldflag) {
       s.kmax_fixed[0] = k->*&EwaldReader::kx_ewald;
       s.kmax_fixed[1] = k->*&EwaldReader::ky_ewald;
@@ -429,7 +430,9 @@ struct TableReader : PairTable {
       if (third && (style != PairTable::LINEAR || bin)) values[3 * k + 2] = third[k];
     }
     r.tables.emplace_back(r.terms.size(), std::move(values));
-    r.add(kinds[style], pair->cutsq[r.i][r.j], 0.0, tb.innersq, tb.invdelta, tb.deltasq6, (double) (n - 1));
+    // (LAMMPS sets deltasq6 for spline tables only)
+    r.add(kinds[style], pair->cutsq[r.i][r.j], 0.0, tb.innersq, tb.invdelta,
+          style == PairTable::SPLINE ? tb.deltasq6 : 0.0, (double) (n - 1));
   }
 };
 

@@ -496,36 +496,50 @@ TEST(Kokkos, MixedPrecisionNeedsCheckerboardAndKokkos)
 }
 
 // pair_style table: the tables lie after the pair terms in the coefficient arrays every kernel
-// reads (gpumc_pair_potential.h); energies against compute pe, and the device chain against the
-// host chain, for the SiO2 deck's Morse pairs written as tables
+// reads (gpumc_pair_potential.h); energies against compute pe, and the device chain and
+// checkerboard sweeps against the host's, for the SiO2 deck's Morse pairs written as tables
 TEST(Kokkos, TableStylesEqualComputePeAndTheHostChain)
 {
   const std::string file = testing::TempDir() + "gpumc_kk_morse.table";
-  for (const char *style : {"linear 1500", "spline 1000"}) {
-    State host, device;
-    for (int kk = 0; kk < 2; kk++) {
-      LammpsSession s(kokkos_args(true));
-      s.cmd(fmt::format(SIO2, ""));
-      std::string coeffs;
-      for (int i = 1; i <= 2; i++)
-        for (int j = i; j <= 2; j++) {
-          s.cmd(fmt::format("pair_write {} {} 4000 r 1.0 9.0 {} M{}{}", i, j, file, i, j));
-          coeffs += fmt::format("pair_coeff {} {} {} M{}{}\n", i, j, file, i, j);
-        }
-      s.cmd(fmt::format("pair_style table {}\n{}{}fix mc all gpumc/nvt 2 4000.0 4711 tune no displace 0.3\n"
-                        "suffix on\nrun 0",
-                        style, coeffs, kk ? "" : "suffix off\n"));
-      const double pe = s.thermo("pe");
-      EXPECT_NEAR(s.fix_scalar("mc"), pe, 1e-10 * std::fabs(pe)) << style;
-      s.cmd("thermo 1\nrun 2");
-      const double pe2 = s.thermo("pe");
-      EXPECT_NEAR(s.fix_scalar("mc"), pe2, 1e-10 * std::fabs(pe2)) << style;
-      (kk ? device : host) = capture(s);
+  auto table_deck = [&](LammpsSession &s, const char *style) {
+    s.cmd(fmt::format(SIO2, ""));
+    std::string coeffs;
+    for (int i = 1; i <= 2; i++)
+      for (int j = i; j <= 2; j++) {
+        s.cmd(fmt::format("pair_write {} {} 4000 r 1.0 9.0 {} M{}{}", i, j, file, i, j));
+        coeffs += fmt::format("pair_coeff {} {} {} M{}{}\n", i, j, file, i, j);
+      }
+    s.cmd(fmt::format("pair_style table {}\n{}", style, coeffs));
+  };
+  for (const char *style : {"linear 1500", "spline 1000"})
+    for (const char *algorithm : {"sequential", "checkerboard"}) {
+      State host, device;
+      for (int kk = 0; kk < 2; kk++) {
+        LammpsSession s(kokkos_args(true));
+        table_deck(s, style);
+        s.cmd(fmt::format("{}fix mc all gpumc/nvt 2 4000.0 4711 tune no displace 0.3 algorithm {}\nsuffix on\nrun 0",
+                          kk ? "" : "suffix off\n", algorithm));
+        const double pe = s.thermo("pe");
+        EXPECT_NEAR(s.fix_scalar("mc"), pe, 1e-10 * std::fabs(pe)) << style << " " << algorithm;
+        s.cmd("thermo 1\nrun 2");
+        const double pe2 = s.thermo("pe");
+        EXPECT_NEAR(s.fix_scalar("mc"), pe2, 1e-10 * std::fabs(pe2)) << style << " " << algorithm;
+        (kk ? device : host) = capture(s);
+      }
+      SCOPED_TRACE(std::string(style) + " " + algorithm);
+      EXPECT_GT(host.fix[1], 0.0);
+      EXPECT_EQ(host.fix[1], device.fix[1]);    // the same decisions
+      EXPECT_LT(max_difference(host.x, device.x), 1e-9);
     }
-    SCOPED_TRACE(style);
-    EXPECT_GT(host.fix[1], 0.0);
-    EXPECT_EQ(host.fix[1], device.fix[1]);    // the same decisions
-    EXPECT_LT(max_difference(host.x, device.x), 1e-9);
-  }
+  // mixed precision reads the float copy of the tables; Widom's mixed kernel cannot read them
+  LammpsSession s(kokkos_args(true));
+  table_deck(s, "spline 1000");
+  s.cmd("fix mc all gpumc/nvt 2 4000.0 4711 algorithm checkerboard precision mixed\nthermo 1\nrun 2");
+  const double pe = s.thermo("pe");
+  EXPECT_NEAR(s.fix_scalar("mc"), pe, 1e-4 * std::fabs(pe));
+  EXPECT_GT(s.fix_vector("mc", 1), 0.0);
+  EXPECT_NE(s.error_of("compute w all widom 1 100 4000.0 5 precision mixed\nthermo_style custom step c_w[1]\nrun 0")
+                .find("precision mixed does not support pair_style table"),
+            std::string::npos);
   std::remove(file.c_str());
 }

@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <string>
@@ -54,10 +55,13 @@ TEST(KokkosEwald, SameChainAsTheHostStyleForEveryBatch)
       s.cmd(std::string(IONIC) + "suffix off\n" + c.fix + c.run);
       host = capture(s);
     }
-    for (const int batch : {1, 5, 64, 0}) {
+    // (batch -1: the default batch with no free slots in the cells, so that the chain stops at
+    // full cells in the middle of batches and resumes after the cell list is rebuilt)
+    for (const int batch : {1, 5, 64, 0, -1}) {
       LammpsSession s(kokkos_args(true));
       s.cmd(std::string(IONIC) + c.fix);
-      engine_options(s, "mc").chain_batch = batch;
+      engine_options(s, "mc").chain_batch = std::max(batch, 0);
+      if (batch < 0) engine_options(s, "mc").cell_slack = 0;
       s.cmd(c.run);
       const State device = capture(s);
       SCOPED_TRACE(c.fix + ", batch " + std::to_string(batch));
