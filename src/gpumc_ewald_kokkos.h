@@ -217,28 +217,13 @@ struct EwaldWidomFunctor {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team, double &acc) const
   {
-    const int64_t gidx = base + team.league_rank();
-    double corner[3], p[3];
+    double p[3];
     int cc[3];
-    widom_box(c.g, a, (long) ((uint64_t) gidx % (uint64_t) a.nboxes), cc, corner);
-    widom_point(a, rng, (uint64_t) gidx, corner, p);
-    const PairCoeff *row = c.coeff.data() + a.type * c.nt1 * c.nterms;
-    const double cutsq = c.row_cutsq(a.type);
-    const int nw[3] = {2 * REACH + 1, 2 * REACH + 1, 2 * REACH + 1};
+    widom_insertion(c.g, a, rng, (uint64_t) (base + team.league_rank()), cc, p);
     double pair = 0.0, recip = 0.0;
     Kokkos::parallel_reduce(
-        Kokkos::TeamThreadRange(team, nw[0] * nw[1] * nw[2]),
-        [&](const int w, double &sum) {
-          double sh[3];
-          const int cell = window_cell_flat(c.g, a.len, cc, nw, w, sh);
-          for (int s = 0; s < c.count(cell); s++) {
-            const int k = cell * c.g.cap + s;
-            const double dx = p[0] - c.sx(k) - sh[0], dy = p[1] - c.sy(k) - sh[1], dz = p[2] - c.sz(k) - sh[2];
-            const double rsq = dx * dx + dy * dy + dz * dz;
-            if (rsq < cutsq) sum += pair_energy(row + c.stype(k) * c.nterms, c.nterms, rsq);
-          }
-        },
-        pair);
+        Kokkos::TeamThreadRange(team, WIDOM_WINDOW_CELLS),
+        [&](const int w, double &sum) { sum += widom_cell_energy(c, a, cc, p, w); }, pair);
     const double q = e.charge(a.type);
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, e.nk),

@@ -41,6 +41,36 @@ KOKKOS_INLINE_FUNCTION void widom_point(const WidomArgs &a, const CounterRNG &rn
   }
 }
 
+// Insertion gidx: its point p and the cell coordinates cc of its insertion box.
+KOKKOS_INLINE_FUNCTION void widom_insertion(const Grid &g, const WidomArgs &a, const CounterRNG &rng, uint64_t gidx,
+                                            int cc[3], double p[3])
+{
+  double corner[3];
+  widom_box(g, a, (long) (gidx % (uint64_t) a.nboxes), cc, corner);
+  widom_point(a, rng, gidx, corner, p);
+}
+
+// The pair terms of a test particle of a.type at p with the atoms of cell w of the window of
+// 5 x 5 x 5 cells around cell coordinates cc.
+template <class DeviceType>
+KOKKOS_INLINE_FUNCTION double widom_cell_energy(const CellData<DeviceType> &c, const WidomArgs &a, const int cc[3],
+                                                const double p[3], int w)
+{
+  const PairCoeff *row = c.coeff.data() + a.type * c.nt1 * c.nterms;
+  const double cutsq = c.row_cutsq(a.type);
+  const int nw[3] = {2 * REACH + 1, 2 * REACH + 1, 2 * REACH + 1};
+  double sh[3], e = 0.0;
+  const int cell = window_cell_flat(c.g, a.len, cc, nw, w, sh);
+  for (int s = 0; s < c.count(cell); s++) {
+    const int k = cell * c.g.cap + s;
+    const double dx = p[0] - c.sx(k) - sh[0], dy = p[1] - c.sy(k) - sh[1], dz = p[2] - c.sz(k) - sh[2];
+    const double rsq = dx * dx + dy * dy + dz * dz;
+    if (rsq < cutsq) e += pair_energy(row + c.stype(k) * c.nterms, c.nterms, rsq);
+  }
+  return e;
+}
+constexpr int WIDOM_WINDOW_CELLS = (2 * REACH + 1) * (2 * REACH + 1) * (2 * REACH + 1);
+
 // Each insertion walks the cell list on its own.
 template <class DeviceType>
 struct WidomSimpleFunctor {
@@ -49,24 +79,11 @@ struct WidomSimpleFunctor {
   CounterRNG rng{0, 0};
   KOKKOS_INLINE_FUNCTION void operator()(const int64_t gidx, double &acc) const
   {
-    double corner[3], p[3];
+    double p[3];
     int cc[3];
-    widom_box(c.g, a, (long) ((uint64_t) gidx % (uint64_t) a.nboxes), cc, corner);
-    widom_point(a, rng, (uint64_t) gidx, corner, p);
-    const PairCoeff *row = c.coeff.data() + a.type * c.nt1 * c.nterms;
-    const double cutsq = c.row_cutsq(a.type);
-    const int nw[3] = {2 * REACH + 1, 2 * REACH + 1, 2 * REACH + 1};
+    widom_insertion(c.g, a, rng, (uint64_t) gidx, cc, p);
     double e = 0.0;
-    for (int w = 0; w < nw[0] * nw[1] * nw[2]; w++) {
-      double sh[3];
-      const int cell = window_cell_flat(c.g, a.len, cc, nw, w, sh);
-      for (int s = 0; s < c.count(cell); s++) {
-        const int k = cell * c.g.cap + s;
-        const double dx = p[0] - c.sx(k) - sh[0], dy = p[1] - c.sy(k) - sh[1], dz = p[2] - c.sz(k) - sh[2];
-        const double rsq = dx * dx + dy * dy + dz * dz;
-        if (rsq < cutsq) e += pair_energy(row + c.stype(k) * c.nterms, c.nterms, rsq);
-      }
-    }
+    for (int w = 0; w < WIDOM_WINDOW_CELLS; w++) e += widom_cell_energy(c, a, cc, p, w);
     acc += exp(-a.beta * (e + a.count_shift));
   }
 };
