@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <vector>
 
 namespace gpumc {
@@ -146,6 +147,46 @@ GPUMC_INLINE void ewald_term(const int m[3], double q, const double pos[3], cons
   re = q * cos(phase);
   im = q * sin(phase);
 }
+
+// exp(2 pi i m s_d) of one position for m = -kmax_d..kmax_d along each dimension, from which the
+// term of every wave vector is a product of three (the host engine's way: a few sine and cosine
+// pairs per position instead of one per wave vector; the products differ from ewald_term by
+// round-off only)
+struct EwaldPhases {
+  int kmax[3] = {0, 0, 0};
+  std::vector<double> re[3], im[3];    // index m + kmax[d]
+
+  void set_kmax(const std::vector<EwaldVector> &kvec)
+  {
+    for (int d = 0; d < 3; d++) kmax[d] = 0;
+    for (const auto &v : kvec)
+      for (int d = 0; d < 3; d++) kmax[d] = std::max(kmax[d], std::abs(v.m[d]));
+    for (int d = 0; d < 3; d++) {
+      re[d].assign(2 * kmax[d] + 1, 0.0);
+      im[d].assign(2 * kmax[d] + 1, 0.0);
+    }
+  }
+  void compute(const double pos[3], const double lo[3], const double len[3])
+  {
+    const double two_pi = 6.28318530717958647692;
+    for (int d = 0; d < 3; d++) {
+      const double s = (pos[d] - lo[d]) / len[d];
+      for (int m = -kmax[d]; m <= kmax[d]; m++) {
+        re[d][m + kmax[d]] = std::cos(two_pi * m * s);
+        im[d][m + kmax[d]] = std::sin(two_pi * m * s);
+      }
+    }
+  }
+  // q exp(2 pi i m.s) of the position last computed
+  void term(const int m[3], double q, double &t_re, double &t_im) const
+  {
+    const int ix = m[0] + kmax[0], iy = m[1] + kmax[1], iz = m[2] + kmax[2];
+    const double xy_re = re[0][ix] * re[1][iy] - im[0][ix] * im[1][iy];
+    const double xy_im = re[0][ix] * im[1][iy] + im[0][ix] * re[1][iy];
+    t_re = q * (xy_re * re[2][iz] - xy_im * im[2][iz]);
+    t_im = q * (xy_re * im[2][iz] + xy_im * re[2][iz]);
+  }
+};
 
 // ug (|S + delta|^2 - |S|^2): a wave vector's part of the change in E_recip / qqrd2e when S
 // changes by delta (a move: q (term at new - term at old); an insertion: the new charge's term).

@@ -1,5 +1,6 @@
 // Host engine: the reciprocal-space part of an Ewald sum (gpumc_ewald.h), its structure factors
-// kept up to date with every accepted move.
+// kept up to date with every accepted move. A position's term in every S comes from its phase
+// tables (EwaldPhases): products of per-dimension factors.
 
 #include "gpumc_system_host.h"
 
@@ -25,13 +26,16 @@ void HostSystem::ewald_structure_factors()
   s_re_.assign(kvec_.size(), 0.0);
   s_im_.assign(kvec_.size(), 0.0);
   if (kvec_.empty()) return;
+  phases_old_.set_kmax(kvec_);
+  phases_new_.set_kmax(kvec_);
   for (int i = 0; i < natoms(); i++) {
     double pos[3];
     position(i, pos);
     const double q = ewald_charge(type_[i]);
+    phases_new_.compute(pos, box_.lo, box_.len);
     for (size_t k = 0; k < kvec_.size(); k++) {
       double re, im;
-      ewald_term(kvec_[k].m, q, pos, box_.lo, box_.len, re, im);
+      phases_new_.term(kvec_[k].m, q, re, im);
       s_re_[k] += re;
       s_im_[k] += im;
     }
@@ -55,17 +59,29 @@ double HostSystem::ewald_energy() const
   return table_->ewald.qqrd2e * e;
 }
 
+// the change of S of a move, per wave vector, into delta_re_, delta_im_
+void HostSystem::ewald_move_delta(int type, const double old_pos[3], const double new_pos[3]) const
+{
+  const double q = ewald_charge(type);
+  phases_old_.compute(old_pos, box_.lo, box_.len);
+  phases_new_.compute(new_pos, box_.lo, box_.len);
+  delta_re_.resize(kvec_.size());
+  delta_im_.resize(kvec_.size());
+  for (size_t k = 0; k < kvec_.size(); k++) {
+    double o_re, o_im, n_re, n_im;
+    phases_old_.term(kvec_[k].m, q, o_re, o_im);
+    phases_new_.term(kvec_[k].m, q, n_re, n_im);
+    delta_re_[k] = n_re - o_re;
+    delta_im_[k] = n_im - o_im;
+  }
+}
+
 double HostSystem::ewald_move_change(int type, const double old_pos[3], const double new_pos[3]) const
 {
   if (kvec_.empty()) return 0.0;
-  const double q = ewald_charge(type);
+  ewald_move_delta(type, old_pos, new_pos);
   double e = 0.0;
-  for (size_t k = 0; k < kvec_.size(); k++) {
-    double o_re, o_im, n_re, n_im;
-    ewald_term(kvec_[k].m, q, old_pos, box_.lo, box_.len, o_re, o_im);
-    ewald_term(kvec_[k].m, q, new_pos, box_.lo, box_.len, n_re, n_im);
-    e += ewald_change(kvec_[k].ug, s_re_[k], s_im_[k], n_re - o_re, n_im - o_im);
-  }
+  for (size_t k = 0; k < kvec_.size(); k++) e += ewald_change(kvec_[k].ug, s_re_[k], s_im_[k], delta_re_[k], delta_im_[k]);
   return table_->ewald.qqrd2e * e;
 }
 
@@ -73,10 +89,11 @@ double HostSystem::ewald_insertion_change(int type, const double pos[3]) const
 {
   if (kvec_.empty()) return 0.0;
   const double q = ewald_charge(type);
+  phases_new_.compute(pos, box_.lo, box_.len);
   double e = 0.0;
   for (size_t k = 0; k < kvec_.size(); k++) {
     double re, im;
-    ewald_term(kvec_[k].m, q, pos, box_.lo, box_.len, re, im);
+    phases_new_.term(kvec_[k].m, q, re, im);
     e += ewald_change(kvec_[k].ug, s_re_[k], s_im_[k], re, im);
   }
   return table_->ewald.qqrd2e * e;
@@ -84,13 +101,10 @@ double HostSystem::ewald_insertion_change(int type, const double pos[3]) const
 
 void HostSystem::ewald_apply_move(int type, const double old_pos[3], const double new_pos[3])
 {
-  const double q = ewald_charge(type);
+  ewald_move_delta(type, old_pos, new_pos);
   for (size_t k = 0; k < kvec_.size(); k++) {
-    double o_re, o_im, n_re, n_im;
-    ewald_term(kvec_[k].m, q, old_pos, box_.lo, box_.len, o_re, o_im);
-    ewald_term(kvec_[k].m, q, new_pos, box_.lo, box_.len, n_re, n_im);
-    s_re_[k] += n_re - o_re;
-    s_im_[k] += n_im - o_im;
+    s_re_[k] += delta_re_[k];
+    s_im_[k] += delta_im_[k];
   }
 }
 

@@ -109,6 +109,9 @@ class HostSystem {
   // Ewald sum: the wave vectors of the box and the structure factors (empty without one)
   std::vector<EwaldVector> kvec_;
   std::vector<double> s_re_, s_im_;
+  // scratch of a move's change of S (not part of the state)
+  mutable EwaldPhases phases_old_, phases_new_;
+  mutable std::vector<double> delta_re_, delta_im_;
 
   int ncell_[3] = {0, 0, 0};
   double cell_inv_[3] = {0.0, 0.0, 0.0};
@@ -138,6 +141,7 @@ class HostSystem {
   void ewald_setup();
   void ewald_structure_factors();
   void ewald_rescale();
+  void ewald_move_delta(int type, const double old_pos[3], const double new_pos[3]) const;
   double ewald_move_change(int type, const double old_pos[3], const double new_pos[3]) const;
   double ewald_insertion_change(int type, const double pos[3]) const;
   void ewald_apply_move(int type, const double old_pos[3], const double new_pos[3]);
