@@ -54,18 +54,8 @@ pair_coeff 2 2 lj/cut 0.1 2.0
 # The same charged silica with an exact Ewald sum in place of DSF: Buckingham + coul/long
 # (pair_modify table 0: LAMMPS's erfc without tables, which GPUMC reproduces) and kspace_style
 # ewald at a relative force accuracy of 1e-5
-SIO2_EWALD_SETUP = "units metal\natom_style charge\n" + SIO2_LATTICE + """set type 1 charge 2.4
-set type 2 charge -1.2
-pair_style hybrid/overlay buck 8.0 coul/long 9.0 lj/cut 3.0
-pair_coeff 1 1 buck 0.0 1.0 0.0
-pair_coeff 1 2 buck 18003.7572 0.205205 133.5381
-pair_coeff 2 2 buck 1388.7730 0.362319 175.0
-pair_coeff * * coul/long
-pair_coeff 1 2 lj/cut 0.1 1.5
-pair_coeff 2 2 lj/cut 0.1 2.0
-pair_modify table 0
-kspace_style ewald 1e-5
-"""
+SIO2_EWALD_SETUP = (SIO2_BKS_SETUP.replace("coul/dsf 0.25 9.0", "coul/long 9.0").replace("coul/dsf\n", "coul/long\n")
+                    + "pair_modify table 0\nkspace_style ewald 1e-5\n")
 
 SYSTEMS = {"sio2-morse": (SIO2_SETUP, "SiO2 Morse (rc 9 A, 0.053679 atoms/A^3, 4000 K)"),
            "sio2-bks": (SIO2_BKS_SETUP, "SiO2 with BKS Buckingham and charges, DSF Coulomb (alpha 0.25/A, rc 9 A) "

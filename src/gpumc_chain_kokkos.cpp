@@ -29,12 +29,7 @@ void DeviceSystem<DeviceType>::sweep(View<int *> mobile, double beta, double dma
   for (;;) {
     if (t_done < nmoves && mobile.extent(0) > 0)
       chain(mobile, beta, dmax, trans_rng, first_move + t_done, nmoves - t_done);
-    for (int v = v_done; v < nvol; v++) {
-      if (ew_.nk)
-        ewald_volume_trial(scheme, vstep, beta, pressure_energy, vol_rng, first_vol + v);
-      else
-        volume_trial(scheme, vstep, beta, pressure_energy, vol_rng, first_vol + v);
-    }
+    for (int v = v_done; v < nvol; v++) volume_trial(scheme, vstep, beta, pressure_energy, vol_rng, first_vol + v);
     if (nvol > 0) box_synced_ = false;
     auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.counter);
     if (!h(DC_STOPPED)) return;

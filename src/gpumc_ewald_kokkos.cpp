@@ -3,7 +3,6 @@
 
 #include "gpumc_system_kokkos.h"
 #include "gpumc_ewald_kokkos.h"
-#include "gpumc_volume_kokkos.h"
 
 #include "gpumc_device_types_kokkos.h"
 
@@ -62,7 +61,7 @@ double DeviceSystem<DeviceType>::ewald_energy()
   ensure_ewald();
   double e = 0.0;
   Kokkos::parallel_reduce("gpumc:ewald_energy", Kokkos::RangePolicy<ExecSpace>(0, ew_.nk),
-                          kk::EwaldEnergyFunctor<DeviceType>{ew_, ew_.ug}, e);
+                          kk::EwaldEnergyFunctor<DeviceType>{ew_}, e);
   return e;
 }
 
@@ -115,28 +114,21 @@ void DeviceSystem<DeviceType>::ewald_chain_apply(int count)
                        kk::EwaldApplyFunctor<DeviceType>{ew_, count});
 }
 
-// A volume trial with an Ewald sum: as volume_trial, with the trial box's wave vectors worked out
-// on the host (they depend on the box through LAMMPS's choice of kmax). S is unchanged where the
-// wave vectors are (positions scale with the box); new ones get their S from the positions.
+// A volume trial's E_recip, added to its pair energy (after trial_pair_energy): the trial box's
+// wave vectors worked out on the host (they depend on the box through LAMMPS's choice of kmax),
+// S kept where they are the same (positions scale with the box), else from the positions. False
+// for an inactive trial.
 template <class DeviceType>
-void DeviceSystem<DeviceType>::ewald_volume_trial(int scheme, double step, double beta, double pressure_energy,
-                                                  const CounterRNG &rng, uint64_t move)
+bool DeviceSystem<DeviceType>::ewald_volume_trial_energy(kk::EwaldData<DeviceType> &trial,
+                                                         std::vector<EwaldVector> &kvec)
 {
-  using F = kk::VolumeFunctor<DeviceType>;
-  ensure_energy_copy();
-  F f{c_, rng, move, scheme, step, 2.0 * cut_max_, beta, pressure_energy, (double) natoms_,
-      table_.tail_sum(type_count_), table_.self_sum(type_count_)};
-  Kokkos::parallel_for("gpumc:volume_propose", light(Kokkos::RangePolicy<ExecSpace, typename F::TagPropose>(0, 1)), f);
   auto h_counter = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.counter);
-  if (!h_counter(DC_TRIAL_ACTIVE)) return;    // outside the allowed region, or the chain stopped
+  if (!h_counter(DC_TRIAL_ACTIVE)) return false;    // outside the allowed region, or the chain stopped
   auto h_scalar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.scalar);
-  const double lo[3] = {h_scalar(DS_LO), h_scalar(DS_LO + 1), h_scalar(DS_LO + 2)};
-  const double len[3] = {h_scalar(DS_LEN), h_scalar(DS_LEN + 1), h_scalar(DS_LEN + 2)};
   const double trial_len[3] = {h_scalar(DS_TRIAL_LEN), h_scalar(DS_TRIAL_LEN + 1), h_scalar(DS_TRIAL_LEN + 2)};
-  const std::vector<EwaldVector> kvec = ewald_vectors(table_.ewald, trial_len);
-  const bool same = same_wave_vectors(kvec, kvec_);
-  kk::EwaldData<DeviceType> trial = ew_;
-  if (same) {
+  kvec = ewald_vectors(table_.ewald, trial_len);
+  trial = ew_;
+  if (same_wave_vectors(kvec, kvec_)) {
     trial.ug = View<double *>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_trial_ug"), kvec.size());
     auto h_ug = Kokkos::create_mirror_view(trial.ug);
     for (size_t k = 0; k < kvec.size(); k++) h_ug(k) = kvec[k].ug;
@@ -147,28 +139,32 @@ void DeviceSystem<DeviceType>::ewald_volume_trial(int scheme, double step, doubl
     trial.s = View<double *[2]>();
     upload_wave_vectors(trial, kvec);
     for (int d = 0; d < 3; d++) {    // (fractional coordinates: the current box's will do)
-      box_lo_[d] = lo[d];
-      box_len_[d] = len[d];
+      box_lo_[d] = h_scalar(DS_LO + d);
+      box_len_[d] = h_scalar(DS_LEN + d);
     }
     ewald_structure_factors(trial);
   }
   Kokkos::View<double, DeviceType> recip("gpumc:ewald_trial_energy");
   Kokkos::parallel_reduce("gpumc:ewald_trial_energy", Kokkos::RangePolicy<ExecSpace>(0, trial.nk),
-                          kk::EwaldEnergyFunctor<DeviceType>{trial, trial.ug}, recip);
-  trial_pair_energy();
+                          kk::EwaldEnergyFunctor<DeviceType>{trial}, recip);
   Kokkos::parallel_for("gpumc:ewald_trial_add", Kokkos::RangePolicy<ExecSpace>(0, 1),
                        kk::EwaldTrialEnergyFunctor<DeviceType>{c_, recip});
-  Kokkos::parallel_for("gpumc:volume_accept", light(Kokkos::RangePolicy<ExecSpace, typename F::TagAccept>(0, 1)), f);
-  Kokkos::parallel_for("gpumc:volume_commit",
-                       light(Kokkos::RangePolicy<ExecSpace, typename F::TagCommit>(0, (int) c_.sx.extent(0))), f);
-  Kokkos::deep_copy(h_counter, c_.counter);
-  if (h_counter(DC_TRIAL_ACCEPTED)) {
-    kvec_ = kvec;
-    ew_.m = trial.m;
-    ew_.ug = trial.ug;
-    ew_.s = trial.s;
-    ew_.nk = trial.nk;    // (the batch arrays are sized again for it)
-  }
+  return true;
+}
+
+// After the trial's decision: an accepted trial's wave vectors and S become the current ones
+template <class DeviceType>
+void DeviceSystem<DeviceType>::ewald_volume_commit(const kk::EwaldData<DeviceType> &trial,
+                                                   std::vector<EwaldVector> &kvec)
+{
+  long accepted;
+  Kokkos::deep_copy(accepted, Kokkos::subview(c_.counter, (int) DC_TRIAL_ACCEPTED));
+  if (!accepted) return;
+  kvec_ = std::move(kvec);
+  ew_.m = trial.m;
+  ew_.ug = trial.ug;
+  ew_.s = trial.s;
+  ew_.nk = trial.nk;    // (the batch arrays are sized again for it)
 }
 
 template <class DeviceType>
@@ -196,8 +192,8 @@ double DeviceSystem<DeviceType>::widom_ewald(const kk::WidomArgs &a, const Count
   template void DeviceSystem<D>::ensure_ewald_batch(int batch);                                                    \
   template void DeviceSystem<D>::ewald_chain_correct(int count);                                                   \
   template void DeviceSystem<D>::ewald_chain_apply(int count);                                                     \
-  template void DeviceSystem<D>::ewald_volume_trial(int scheme, double step, double beta, double pressure_energy, \
-                                                    const CounterRNG &rng, uint64_t move);                         \
+  template bool DeviceSystem<D>::ewald_volume_trial_energy(kk::EwaldData<D> &trial, std::vector<EwaldVector> &kvec); \
+  template void DeviceSystem<D>::ewald_volume_commit(const kk::EwaldData<D> &trial, std::vector<EwaldVector> &kvec); \
   template double DeviceSystem<D>::widom_ewald(const kk::WidomArgs &a, const CounterRNG &rng, uint64_t ninsert);
 
 GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)

@@ -52,14 +52,13 @@ struct EwaldSumFunctor {
   }
 };
 
-// qqrd2e sum_k ug |S|^2, with the weights ug (the current box's, or a volume trial's)
+// qqrd2e sum_k ug |S|^2 (of the current box, or of a volume trial's wave vectors)
 template <class DeviceType>
 struct EwaldEnergyFunctor {
   EwaldData<DeviceType> e;
-  Kokkos::View<double *, DeviceType> ug;
   KOKKOS_INLINE_FUNCTION void operator()(const int k, double &sum) const
   {
-    sum += e.qqrd2e * ug(k) * (e.s(k, 0) * e.s(k, 0) + e.s(k, 1) * e.s(k, 1));
+    sum += e.qqrd2e * e.ug(k) * (e.s(k, 0) * e.s(k, 0) + e.s(k, 1) * e.s(k, 1));
   }
 };
 

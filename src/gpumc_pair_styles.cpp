@@ -540,7 +540,6 @@ void add_ewald(LAMMPS *lmp, const std::string &who, gpumc::PairTable &table)
     if (!k->compute_flag)
       lmp->error->all(FLERR, "{} does not support kspace_modify compute no (the energy would lack its k-space part)",
                       who);
-    if (k->slabflag) lmp->error->all(FLERR, "{} does not support kspace_modify slab", who);
     if (table.charge.empty())
       lmp->error->all(FLERR, "{}: kspace_style ewald needs a coul/long pair style (coul/long, lj/cut/coul/long, "
                       "buck/coul/long, born/coul/long)", who);

@@ -227,8 +227,8 @@ class DeviceSystem {
   void ensure_ewald_batch(int batch);
   void ewald_chain_correct(int count);
   void ewald_chain_apply(int count);
-  void ewald_volume_trial(int scheme, double step, double beta, double pressure_energy, const CounterRNG &rng,
-                          uint64_t move);
+  bool ewald_volume_trial_energy(kk::EwaldData<DeviceType> &trial, std::vector<EwaldVector> &kvec);
+  void ewald_volume_commit(const kk::EwaldData<DeviceType> &trial, std::vector<EwaldVector> &kvec);
   double widom_ewald(const kk::WidomArgs &a, const CounterRNG &rng, uint64_t ninsert);
 
   // Widom insertions (gpumc_widom_kokkos.cpp)

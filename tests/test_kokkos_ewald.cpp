@@ -98,3 +98,12 @@ TEST(KokkosEwald, WidomOfAChargedTypeMatchesTheHostStyle)
   EXPECT_LT(err[0], 0.05 * std::fabs(mu[0]));
   EXPECT_NEAR(mu[0], mu[1], 4.0 * std::hypot(err[0], err[1]));
 }
+
+TEST(KokkosEwald, MixedPrecisionWidomIsRefused)
+{
+  LammpsSession s(kokkos_args(true));
+  s.cmd(IONIC);
+  EXPECT_NE(s.error_of("compute w all widom 1 100 2.0 5 precision mixed\nthermo_style custom step c_w[1]\nrun 0")
+                .find("precision mixed does not support kspace_style ewald"),
+            std::string::npos);
+}
