@@ -112,18 +112,7 @@ def stat(x):
 
 def read_rdf(p):
     """Line groups of a fix ave/time mode vector file: array (groups, rows, columns)."""
-    blocks, cur = [], None
-    with open(p) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            w = line.split()
-            if len(w) == 2:
-                cur = []
-                blocks.append(cur)
-            else:
-                cur.append([float(v) for v in w])
-    a = np.array([b for b in blocks if len(b) == len(blocks[0])])
+    a = np.array(st.read_ave_groups(p))
     return a[int(DISCARD * len(a)):]
 
 

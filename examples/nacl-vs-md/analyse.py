@@ -8,8 +8,8 @@ reads OUTDIR/log.nacl.* and the g(r) files the decks wrote, and writes PNG plots
 into OUTDIR; any subset of the runs may be present. Needs numpy and matplotlib (Debian:
 python3-numpy python3-matplotlib).
 
-Statistics as in ../sio2-vs-md/analyse.py (read_runs, block_average, zscore and tau_int are
-copies of the functions of ../sio2-vs-md/svm_stats.py and analyse.py): means with standard errors
+Statistics as in ../sio2-vs-md/analyse.py (logs and g(r) files read by its svm_stats.py;
+block_average, zscore and tau_int as its functions): means with standard errors
 from 10 contiguous blocks of the production series; z = difference / combined SE; integrated
 autocorrelation time with Sokal's window (smallest W >= 6 tau(W)), used to check that a block is
 long compared with 2 tau_int (below about 1 the block errors are too small).
@@ -25,6 +25,9 @@ import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sio2-vs-md"))
+import svm_stats as st  # noqa: E402
 
 NB = 10                    # blocks for all error bars
 NATOMS_EXPECTED = 512
@@ -55,33 +58,7 @@ def path(name):
 
 
 # ---------------------------------------------------------------- log parsing and statistics
-# (copied from ../sio2-vs-md/svm_stats.py and ../sio2-vs-md/analyse.py)
-
-def read_runs(p):
-    """All runs of a LAMMPS log: list of dicts with header, rows, loop (wall s), steps, atoms."""
-    runs, cur = [], None
-    loop_re = re.compile(r"Loop time of (\S+) on \d+ procs for (\d+) steps with (\d+) atoms")
-    with open(p) as f:
-        for line in f:
-            words = line.split()
-            if words and words[0] == "Step":
-                cur = {"header": words, "rows": [], "loop": None, "steps": None, "atoms": None}
-                runs.append(cur)
-                continue
-            m = loop_re.match(line)
-            if m and cur is not None:
-                cur["loop"], cur["steps"], cur["atoms"] = float(m.group(1)), int(m.group(2)), int(m.group(3))
-                cur = None
-                continue
-            if cur is not None and words:
-                try:
-                    row = [float(w) for w in words]
-                except ValueError:
-                    continue
-                if len(row) == len(cur["header"]):
-                    cur["rows"].append(row)
-    return runs
-
+# (as in ../sio2-vs-md/analyse.py)
 
 def block_average(x, nblocks=NB):
     """Mean and standard error from nblocks contiguous blocks of equal length (a remainder at the
@@ -129,7 +106,7 @@ class Run:
     def __init__(self, label):
         self.label = label
         p = path("log." + label)
-        runs = read_runs(p)
+        runs = st.read_runs(p)
         if len(runs) < 4 or any(r["loop"] is None for r in runs[-2:]):
             raise ValueError("unfinished run")
         text = open(p).read()
@@ -187,18 +164,7 @@ def load(coul, key):
 
 def read_rdf(p):
     """Blocks of a fix ave/time mode vector file: array (blocks, rows, columns)."""
-    blocks, cur = [], None
-    with open(p) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            w = line.split()
-            if len(w) == 2:
-                cur = []
-                blocks.append(cur)
-            else:
-                cur.append([float(v) for v in w])
-    return np.array([b for b in blocks if len(b) == len(blocks[0])])
+    return np.array(st.read_ave_groups(p))
 
 
 def rdf_stats(blocks):

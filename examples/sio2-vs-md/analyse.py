@@ -118,18 +118,7 @@ def hist_blocks(x, bins, nb=NB):
 
 def read_rdf(p):
     """Blocks of a fix ave/time mode vector file: array (blocks, rows, columns)."""
-    blocks, cur = [], None
-    with open(p) as f:
-        for line in f:
-            if line.startswith("#"):
-                continue
-            w = line.split()
-            if len(w) == 2:
-                cur = []
-                blocks.append(cur)
-            else:
-                cur.append([float(v) for v in w])
-    return np.array([b for b in blocks if len(b) == len(blocks[0])])
+    return np.array(st.read_ave_groups(p))
 
 
 def read_widom(p):

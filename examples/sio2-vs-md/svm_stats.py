@@ -34,6 +34,23 @@ def read_runs(path):
     return runs
 
 
+def read_ave_groups(path):
+    """The line groups of a fix ave/time mode vector file (each timestep's rows), as lists of rows;
+    an incomplete last group is dropped."""
+    groups, cur = [], None
+    with open(path) as f:
+        for line in f:
+            if line.startswith("#"):
+                continue
+            w = line.split()
+            if len(w) == 2:
+                cur = []
+                groups.append(cur)
+            else:
+                cur.append([float(v) for v in w])
+    return [g for g in groups if len(g) == len(groups[0])]
+
+
 def input_lines(path):
     """The echoed input commands of a log (variables already substituted)."""
     with open(path) as f:
