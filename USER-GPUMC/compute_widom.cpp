@@ -8,6 +8,7 @@
 #include "gpumc_moves.h"
 
 #include "atom.h"
+#include "comm.h"
 #include "domain.h"
 #include "error.h"
 #include "force.h"
@@ -87,7 +88,15 @@ double ComputeWidom::insertion_block(uint64_t block, uint64_t &done)
   gpumc::HostSystem sys(*table);
   sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));
   const gpumc::CounterRNG rng(seed, gpumc::RNG_WIDOM + 16 * (uint64_t) itype);
-  return gpumc::widom_insertions(sys, itype, beta, rng, block, ninsert);
+  if (comm->nprocs == 1) return gpumc::widom_insertions(sys, itype, beta, rng, block, ninsert);
+  // on several MPI ranks each rank makes a share of the block's insertions (every rank has the
+  // whole configuration: GPUMC::gather)
+  const uint64_t first = ninsert * (uint64_t) comm->me / (uint64_t) comm->nprocs;
+  const uint64_t last = ninsert * (uint64_t) (comm->me + 1) / (uint64_t) comm->nprocs;
+  double mine = gpumc::widom_insertion_sum(sys, itype, beta, rng, block, first, last);
+  double sum = 0.0;
+  MPI_Allreduce(&mine, &sum, 1, MPI_DOUBLE, MPI_SUM, world);
+  return sum / (double) ninsert;
 }
 
 // One block of insertions per timestep, however many times output asks for the values; a

@@ -27,6 +27,7 @@ void ComputeWidomKokkos<DeviceType>::init()
 {
   ComputeWidom::init();
   GPUMC::check_kokkos_system(lmp, "compute widom/kk");
+  GPUMC::check_one_process(lmp, "compute widom/kk", "; the host style runs on several");
   engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, 0, mixed_precision, engine_options);
 }
 

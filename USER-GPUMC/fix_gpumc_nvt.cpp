@@ -195,6 +195,9 @@ void FixGpumcNVT::init()
 {
   const std::string who = style_name();
   GPUMC::check_system(lmp, who);
+  if (algorithm == ALGORITHM_SEQUENTIAL)
+    GPUMC::check_one_process(lmp, who + " with algorithm sequential",
+                             " (one chain of moves, one after another); algorithm checkerboard runs on several");
   table = std::make_unique<gpumc::PairTable>(GPUMC::pair_table(lmp, who));
   const gpumc::Box box = GPUMC::box(lmp);
   for (int d = 0; d < 3; d++)
@@ -278,8 +281,11 @@ void FixGpumcNVT::draw_velocities()
 
 void FixGpumcNVT::setup_energy()
 {
+  // on several ranks the configuration is gathered only when it changed
+  const uint64_t now_ranks = comm->nprocs > 1 ? GPUMC::fingerprint_ranks(lmp, *table) : 0;
+  if (comm->nprocs > 1 && now_ranks == fingerprint) return;
   const auto conf = GPUMC::gather(lmp);
-  const uint64_t now = GPUMC::fingerprint(lmp, conf.x, conf.type, *table);
+  const uint64_t now = comm->nprocs > 1 ? now_ranks : GPUMC::fingerprint(lmp, conf.x, conf.type, *table);
   if (now == fingerprint) return;
   gpumc::HostSystem sys(*table);
   sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));
@@ -337,6 +343,10 @@ void FixGpumcNVT::pre_exchange()
 
 void FixGpumcNVT::run_invocation()
 {
+  if (comm->nprocs > 1) {
+    run_domain_invocation();
+    return;
+  }
   const auto conf = GPUMC::gather(lmp);
   gpumc::HostSystem sys(*table);
   sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));
@@ -386,6 +396,37 @@ void FixGpumcNVT::run_invocation()
   }
   GPUMC::scatter(lmp, conf, sys, box_changed);
   fingerprint = GPUMC::fingerprint(lmp, sys.positions(), conf.type, *table);
+  finish_invocation(trials, accepted, vtrials, vaccepted);
+}
+
+// Checkerboard sweeps on several MPI ranks, each sweeping the cells of its subdomain
+// (GPUMC::DomainSweeps): the same trials and decisions as the single-process sweeps.
+void FixGpumcNVT::run_domain_invocation()
+{
+  setup_energy();
+  const gpumc::CounterRNG checker_rng(seed, gpumc::RNG_CHECKERBOARD);
+  const gpumc::CounterRNG vol_rng(seed, gpumc::RNG_VOLUME);
+  gpumc::VolumeMoveParams vp;
+  vp.scheme = volume_scheme;
+  vp.step = vstep;
+  vp.beta = beta;
+  vp.pressure_energy = pressure_energy;
+  GPUMC::DomainSweeps sweeps(lmp, *table, groupbit, style_name());
+  uint64_t trials = 0, accepted = 0, vtrials = 0, vaccepted = 0;
+  for (bigint s = 0; s < nsweeps; s++) {
+    const gpumc::MoveCounts counts = sweeps.sweep(checker_rng, total_sweeps, beta, dmax, energy);
+    trials += counts.trials;
+    accepted += counts.accepted;
+    if (npt)
+      for (int v = 0; v < vmoves; v++) {
+        if (sweeps.volume_move(vp, vol_rng, vol_trials + vtrials, energy)) vaccepted++;
+        vtrials++;
+      }
+    total_sweeps++;
+    if (check_due()) record_check(sweeps.total_energy());
+  }
+  sweeps.finish();
+  fingerprint = GPUMC::fingerprint_ranks(lmp, *table);
   finish_invocation(trials, accepted, vtrials, vaccepted);
 }
 

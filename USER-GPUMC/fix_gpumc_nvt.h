@@ -79,6 +79,7 @@ class FixGpumcNVT : public Fix {
 
   // One invocation: nsweeps sweeps on the current configuration. Backends override this.
   virtual void run_invocation();
+  void run_domain_invocation();
   // The running energy at the start of a run (see synchronise_energy). Backends override this.
   virtual void setup_energy();
   virtual void draw_velocities();

@@ -36,6 +36,7 @@ void FixGpumcNVTKokkos<DeviceType>::init()
 {
   FixGpumcNVT::init();
   GPUMC::check_kokkos_system(lmp, style_name());
+  GPUMC::check_one_process(lmp, style_name(), "; the host style runs on several");
   const int most = gpumc::DeviceSystem<DeviceType>::max_team_size(algorithm == ALGORITHM_CHECKERBOARD, mixed_precision);
   if (team_size > most)
     error->all(FLERR, "{}: team {} is larger than this Kokkos backend runs ({} threads at most)", style_name(),

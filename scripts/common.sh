@@ -2,7 +2,7 @@
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${GPUMC_BUILD_DIR:-$ROOT/build}
-PACKAGES="g++ cmake ninja-build libgtest-dev librandom123-dev python3 xz-utils ca-certificates"
+PACKAGES="g++ cmake ninja-build libgtest-dev librandom123-dev libopenmpi-dev openmpi-bin python3 xz-utils ca-certificates"
 
 install_packages() {
   missing=""
@@ -17,7 +17,7 @@ install_packages() {
 }
 
 configure_and_build() {
-  # LAMMPS's source is downloaded once (SHA-256 checked) into ~/.cache/gpumc
-  [ -f "$BUILD/build.ninja" ] || cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release "$@"
+  # LAMMPS's source is downloaded once (SHA-256 checked) into ~/.cache/gpumc; MPI: Debian's Open MPI
+  [ -f "$BUILD/build.ninja" ] || cmake -S "$ROOT" -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DGPUMC_MPI=on "$@"
   cmake --build "$BUILD" --parallel "$(nproc)"
 }

@@ -58,15 +58,26 @@ GPUMC_INLINE int checker_cells(double len, double min_width)
   return n >= 2 ? n - n % 2 : 0;
 }
 
+// Cells per side when `procs` MPI ranks split the side into equal parts (LAMMPS's uniform
+// processor grid): the largest multiple of 2 and of procs with cells at least min_width wide, so
+// that every rank holds whole cells; 0 when none fits. For one rank, checker_cells.
+GPUMC_INLINE int checker_domain_cells(double len, double min_width, int procs)
+{
+  const int multiple = procs % 2 ? 2 * procs : procs;
+  const int n = (int) (len / min_width);
+  return n >= multiple ? n - n % multiple : 0;
+}
+
 // The grid of sweep `sweep`: its cells and a shift uniform in one cell, draw (sweep, ~0, 0).
+// With procs (ranks per dimension), cells that the ranks split evenly (checker_domain_cells).
 // Returns false when the box is too small for the decomposition.
 GPUMC_INLINE bool checker_grid(const CounterRNG &rng, uint64_t sweep, const double lo[3], const double len[3],
-                               double min_width, CheckerGrid &g)
+                               double min_width, CheckerGrid &g, const int *procs = nullptr)
 {
   const auto r = rng.bits(sweep, ~0ULL, 0);
   bool ok = true;
   for (int d = 0; d < 3; d++) {
-    g.n[d] = checker_cells(len[d], min_width);
+    g.n[d] = procs ? checker_domain_cells(len[d], min_width, procs[d]) : checker_cells(len[d], min_width);
     ok = ok && g.n[d] >= 2;
     g.w[d] = g.n[d] ? len[d] / g.n[d] : len[d];
     g.lo[d] = lo[d];

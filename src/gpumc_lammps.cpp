@@ -32,8 +32,6 @@ bool GPUMC::parse_precision(LAMMPS *lmp, const std::string &who, const char *val
 void GPUMC::check_system(LAMMPS *lmp, const std::string &who)
 {
   Error *error = lmp->error;
-  if (lmp->comm->nprocs != 1)
-    error->all(FLERR, "{} runs on a single MPI process (found {}); run it with one process", who, lmp->comm->nprocs);
   if (lmp->atom->molecular != Atom::ATOMIC)
     error->all(FLERR, "{} requires an atomic system (no bonds, angles or molecules)", who);
   if (lmp->domain->triclinic) error->all(FLERR, "{} does not support triclinic boxes", who);
@@ -45,6 +43,12 @@ void GPUMC::check_system(LAMMPS *lmp, const std::string &who)
   const Neighbor *nb = lmp->neighbor;
   if (nb->nex_type || nb->nex_group || nb->nex_mol)
     error->all(FLERR, "{} does not support neigh_modify exclude (excluded pairs would still interact)", who);
+}
+
+void GPUMC::check_one_process(LAMMPS *lmp, const std::string &who, const std::string &instead)
+{
+  if (lmp->comm->nprocs != 1)
+    lmp->error->all(FLERR, "{} runs on a single MPI process (found {}){}", who, lmp->comm->nprocs, instead);
 }
 
 gpumc::Box GPUMC::box(LAMMPS *lmp)
@@ -62,17 +66,50 @@ GPUMC::Configuration GPUMC::gather(LAMMPS *lmp)
   Atom *atom = lmp->atom;
   const int nlocal = atom->nlocal;
   Configuration conf;
-  conf.local.resize(nlocal);
-  std::iota(conf.local.begin(), conf.local.end(), 0);
-  tagint *tag = atom->tag;
-  std::sort(conf.local.begin(), conf.local.end(), [tag](int a, int b) { return tag[a] < tag[b]; });
-  conf.x.resize(3 * (size_t) nlocal);
-  conf.type.resize(nlocal);
-  double **x = atom->x;
-  for (int k = 0; k < nlocal; k++) {
-    const int i = conf.local[k];
-    for (int d = 0; d < 3; d++) conf.x[3 * k + d] = x[i][d];
-    conf.type[k] = atom->type[i];
+  if (lmp->comm->nprocs == 1) {
+    conf.local.resize(nlocal);
+    std::iota(conf.local.begin(), conf.local.end(), 0);
+    tagint *tag = atom->tag;
+    std::sort(conf.local.begin(), conf.local.end(), [tag](int a, int b) { return tag[a] < tag[b]; });
+    conf.x.resize(3 * (size_t) nlocal);
+    conf.type.resize(nlocal);
+    double **x = atom->x;
+    for (int k = 0; k < nlocal; k++) {
+      const int i = conf.local[k];
+      for (int d = 0; d < 3; d++) conf.x[3 * k + d] = x[i][d];
+      conf.type[k] = atom->type[i];
+    }
+    return conf;
+  }
+  // every rank's atoms as (ID, type, x, y, z); IDs and types are exact in doubles (IDs < 2^31)
+  constexpr int RECORD = 5;
+  std::vector<double> mine(RECORD * (size_t) nlocal);
+  for (int i = 0; i < nlocal; i++) {
+    double *r = &mine[RECORD * (size_t) i];
+    r[0] = (double) atom->tag[i];
+    r[1] = (double) atom->type[i];
+    for (int d = 0; d < 3; d++) r[2 + d] = atom->x[i][d];
+  }
+  const int nprocs = lmp->comm->nprocs;
+  int count = RECORD * nlocal;
+  std::vector<int> counts(nprocs), displs(nprocs, 0);
+  MPI_Allgather(&count, 1, MPI_INT, counts.data(), 1, MPI_INT, lmp->world);
+  for (int p = 1; p < nprocs; p++) displs[p] = displs[p - 1] + counts[p - 1];
+  const int total = (displs[nprocs - 1] + counts[nprocs - 1]) / RECORD;
+  std::vector<double> all(RECORD * (size_t) total);
+  MPI_Allgatherv(mine.data(), count, MPI_DOUBLE, all.data(), counts.data(), displs.data(), MPI_DOUBLE, lmp->world);
+  std::vector<int> order(total);
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(), [&](int a, int b) { return all[RECORD * (size_t) a] < all[RECORD * (size_t) b]; });
+  conf.x.resize(3 * (size_t) total);
+  conf.type.resize(total);
+  conf.local.assign(total, -1);
+  const int first_mine = displs[lmp->comm->me] / RECORD;
+  for (int k = 0; k < total; k++) {
+    const double *r = &all[RECORD * (size_t) order[k]];
+    conf.type[k] = (int) r[1];
+    for (int d = 0; d < 3; d++) conf.x[3 * k + d] = r[2 + d];
+    if (order[k] >= first_mine && order[k] < first_mine + nlocal) conf.local[k] = order[k] - first_mine;
   }
   return conf;
 }
@@ -139,6 +176,27 @@ uint64_t GPUMC::fingerprint(LAMMPS *lmp, const std::vector<double> &x, const std
   uint64_t h = 1469598103934665603ULL;
   fnv1a(h, x.data(), x.size() * sizeof(double));
   fnv1a(h, type.data(), type.size() * sizeof(int));
+  return fingerprint(lmp, h, table);
+}
+
+uint64_t GPUMC::fingerprint_ranks(LAMMPS *lmp, const gpumc::PairTable &table)
+{
+  Atom *atom = lmp->atom;
+  // sums of the hashes' two halves: the same whichever rank holds which atom, exact below 2^31 atoms
+  long long mine[2] = {0, 0};
+  for (int i = 0; i < atom->nlocal; i++) {
+    uint64_t h = 1469598103934665603ULL;
+    const int64_t tag = atom->tag[i];
+    fnv1a(h, &tag, sizeof(tag));
+    fnv1a(h, &atom->type[i], sizeof(int));
+    fnv1a(h, atom->x[i], 3 * sizeof(double));
+    mine[0] += (long long) (h & 0xffffffffULL);
+    mine[1] += (long long) (h >> 32);
+  }
+  long long all[2] = {0, 0};
+  MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, lmp->world);
+  uint64_t h = 1469598103934665603ULL;
+  fnv1a(h, all, sizeof(all));
   return fingerprint(lmp, h, table);
 }
 

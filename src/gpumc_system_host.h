@@ -188,5 +188,8 @@ bool volume_move(HostSystem &sys, const VolumeMoveParams &p, const CounterRNG &r
 // points, numbered (block, 0..n-1) in the given stream.
 double widom_insertions(const HostSystem &sys, int type, double beta, const CounterRNG &rng,
                         uint64_t block, uint64_t n);
+// The sum of exp(-beta dU) over insertions first..last-1 of the same numbering (a share of a block).
+double widom_insertion_sum(const HostSystem &sys, int type, double beta, const CounterRNG &rng, uint64_t block,
+                           uint64_t first, uint64_t last);
 
 }    // namespace gpumc

@@ -6,17 +6,23 @@
 
 namespace gpumc {
 
-double widom_insertions(const HostSystem &sys, int type, double beta, const CounterRNG &rng,
-                        uint64_t block, uint64_t n)
+double widom_insertion_sum(const HostSystem &sys, int type, double beta, const CounterRNG &rng, uint64_t block,
+                           uint64_t first, uint64_t last)
 {
   const Box &box = sys.box();
   double sum = 0.0;
-  for (uint64_t k = 0; k < n; k++) {
+  for (uint64_t k = first; k < last; k++) {
     double pos[3];
     widom_point(rng, block, k, box.lo, box.len, pos);
     sum += std::exp(-beta * sys.insertion_energy(type, pos));
   }
-  return n ? sum / (double) n : 0.0;
+  return sum;
+}
+
+double widom_insertions(const HostSystem &sys, int type, double beta, const CounterRNG &rng,
+                        uint64_t block, uint64_t n)
+{
+  return n ? widom_insertion_sum(sys, type, beta, rng, block, 0, n) / (double) n : 0.0;
 }
 
 }    // namespace gpumc

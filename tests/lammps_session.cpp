@@ -1,5 +1,7 @@
 #include "lammps_session.h"
 
+#include <mpi.h>    // LAMMPS's STUBS library in a build without MPI
+#define LAMMPS_LIB_MPI
 #include "library.h"
 
 #include <algorithm>
@@ -10,7 +12,16 @@
 
 LammpsSession::LammpsSession() : LammpsSession(std::vector<std::string>()) {}
 
-LammpsSession::LammpsSession(const std::vector<std::string> &extra_args)
+namespace {
+// MPI, if a session started it (lammps_open_no_mpi), ends with the test program
+struct MpiFinalizer {
+  ~MpiFinalizer() { lammps_mpi_finalize(); }
+} mpi_finalizer;
+}    // namespace
+
+LammpsSession::LammpsSession(const std::vector<std::string> &extra_args) : LammpsSession(extra_args, nullptr) {}
+
+LammpsSession::LammpsSession(const std::vector<std::string> &extra_args, const void *mpi_comm)
 {
   const bool verbose = std::getenv("GPUMC_TEST_VERBOSE") != nullptr;
   std::vector<const char *> args = {"gpumc_tests", "-log", "none", "-echo", "none", "-nocite"};
@@ -19,7 +30,10 @@ LammpsSession::LammpsSession(const std::vector<std::string> &extra_args)
     args.push_back("none");
   }
   for (const auto &a : extra_args) args.push_back(a.c_str());
-  handle_ = lammps_open_no_mpi((int) args.size(), (char **) args.data(), nullptr);
+  if (mpi_comm)
+    handle_ = lammps_open((int) args.size(), (char **) args.data(), *(const MPI_Comm *) mpi_comm, nullptr);
+  else
+    handle_ = lammps_open_no_mpi((int) args.size(), (char **) args.data(), nullptr);
   if (!handle_) throw std::runtime_error("cannot create a LAMMPS instance");
 }
 
@@ -120,6 +134,13 @@ std::vector<double> LammpsSession::positions_by_id()
   std::vector<double> out;
   for (int i : order_by_id(handle_, nlocal))
     for (int d = 0; d < 3; d++) out.push_back(x[i][d]);
+  return out;
+}
+
+std::vector<double> LammpsSession::gathered_positions()
+{
+  std::vector<double> out(3 * (size_t) natoms());
+  lammps_gather_atoms(handle_, (char *) "x", 1, 3, out.data());
   return out;
 }
 

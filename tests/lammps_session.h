@@ -14,6 +14,8 @@ class LammpsSession {
   LammpsSession();
   // with extra command-line arguments, e.g. {"-k", "on", "g", "1", "-sf", "kk"}
   explicit LammpsSession(const std::vector<std::string> &extra_args);
+  // on the MPI ranks of a communicator (a pointer to an MPI_Comm), the same arguments
+  LammpsSession(const std::vector<std::string> &extra_args, const void *mpi_comm);
   ~LammpsSession();
   LammpsSession(const LammpsSession &) = delete;
   LammpsSession &operator=(const LammpsSession &) = delete;
@@ -34,6 +36,8 @@ class LammpsSession {
 
   // positions (3n) and types ordered by atom ID
   std::vector<double> positions_by_id();
+  // the same over all MPI ranks (every rank calls it; atom IDs 1..N)
+  std::vector<double> gathered_positions();
   std::vector<int> types_by_id();
   std::vector<double> box();    // xlo xhi ylo yhi zlo zhi
 

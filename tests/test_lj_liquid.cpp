@@ -21,6 +21,9 @@ TEST_P(LJLiquid, MeanEnergyMatchesNistSrsw)
   s.cmd("units lj\natom_style atomic\nlattice fcc 0.776\nregion box block 0 5 0 5 0 5\ncreate_box 1 box\n"
         "create_atoms 1 box\nmass 1 1.0\npair_style lj/cut 3.0\npair_coeff 1 1 1.0 1.0\npair_modify tail yes\n"
         "thermo 100000");
+  // on several MPI ranks (tests/CMakeLists.txt runs the checkerboard case so) the ghosts must cover
+  // a checkerboard cell, 4.32 wide
+  s.cmd("comm_modify cutoff 4.4");
   s.cmd(fmt::format("fix mc all gpumc/nvt 10 0.85 2718 tune 300 algorithm {}\nrun 300", GetParam()));    // melt, tune
   ASSERT_EQ(s.natoms(), 500);
   const int nblocks = 20, block = 100;    // blocks of 1000 sweeps

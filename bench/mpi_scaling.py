@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""MPI scaling of the host checkerboard sweeps (fix gpumc/nvt algorithm checkerboard), beside
+LAMMPS's own MD of the same system on the same ranks.
+
+Strong scaling: LJ (rho* 0.8442, T* 0.85, rc 2.5, N = 256000) and the seed's SiO2 Morse system
+(0.053679 atoms/A^3, 4000 K, rc 9 A, N = 74088) on 1, 2, 4, ... ranks. Weak scaling: LJ with 16000
+atoms per rank (a 20 x 20 x 10 fcc block per rank, the processor grid given). For each it measures
+trial moves/s over LAMMPS's loop time (median of --repeats runs) and, as the anchor, LAMMPS MD
+(fix nvt) timesteps/s of the same system on the same ranks; speedups and efficiencies are against
+1 rank. One MPI rank per core: run it on a machine with at least as many cores as the largest
+rank count.
+
+Writes <out>/mpi-scaling-<date>.json (records {system, algorithm, n_atoms, ranks, metric, value,
+unit, device, date}) and <out>/mpi-scaling-<date>.md. Usage:
+  bench/mpi_scaling.py --lmp build/lmp [--ranks 1,2,4,8,16] [--out bench/results] [--repeats 3]
+"""
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+
+from lammps_bench import SIO2_SETUP, loop_time, median
+
+LJ_BLOCK = """units lj
+atom_style atomic
+processors {grid}
+lattice fcc 0.8442
+region box block 0 {nx} 0 {ny} 0 {nz}
+create_box 1 box
+create_atoms 1 box
+mass 1 1.0
+pair_style lj/cut 2.5
+pair_coeff 1 1 1.0 1.0
+"""
+
+# weak scaling: processor grid per rank count; each rank holds a 20 x 20 x 10 block of fcc cells
+WEAK_GRIDS = {1: (1, 1, 1), 2: (1, 1, 2), 4: (1, 2, 2), 8: (2, 2, 2), 16: (2, 2, 4), 32: (2, 4, 4)}
+
+# (sweeps per timestep, timesteps measured): about a second of work on one rank
+MC_LJ = "comm_modify cutoff 3.0\nfix mc all gpumc/nvt {sweeps} 0.85 2024 algorithm checkerboard displace 0.15 tune no\n"
+MC_SIO2 = "fix mc all gpumc/nvt {sweeps} 4000.0 2024 algorithm checkerboard displace 0.3 tune no\n"
+MD_LJ = "velocity all create 0.85 2024\nfix md all nvt temp 0.85 0.85 0.1\ntimestep 0.005\n"
+MD_SIO2 = "velocity all create 4000.0 2024\nfix md all nvt temp 4000.0 4000.0 0.1\ntimestep 0.001\n"
+
+
+def run(mpirun, ranks, lmp, text, workdir):
+    path = os.path.join(workdir, "in.scaling")
+    with open(path, "w") as f:
+        f.write(text)
+    cmd = [*mpirun.split(), "-np", str(ranks), lmp, "-in", path, "-log", "none", "-nocite"]
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
+    if res.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{res.stdout[-4000:]}\n{res.stderr[-3000:]}")
+    return res.stdout
+
+
+def measured_trials(output):
+    """Trials of the last run: the difference of the totals the fix reports after each run."""
+    m = re.findall(r"fix gpumc/nvt mc: (\d+) translation trials", output)
+    return int(m[-1]) - int(m[-2])
+
+
+def measure(args, workdir, setup, mc, md, sweeps, steps, md_steps, ranks):
+    """Trial moves/s of the checkerboard and MD steps/s of one system on `ranks` ranks."""
+    mc_rates, md_rates = [], []
+    for _ in range(args.repeats):
+        # a first run sets the chain up (start energy, first exchange), the second is measured
+        out = run(args.mpirun, ranks, args.lmp,
+                  setup + mc.format(sweeps=sweeps) + f"thermo {steps}\nrun 1\nrun {steps}\n", workdir)
+        mc_rates.append(measured_trials(out) / loop_time(out))
+        out = run(args.mpirun, ranks, args.lmp, setup + md + f"thermo {md_steps}\nrun 10\nrun {md_steps}\n", workdir)
+        md_rates.append(md_steps / loop_time(out))
+    return median(mc_rates), median(md_rates)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lmp", required=True)
+    p.add_argument("--mpirun", default="mpirun", help="the launcher and its options, e.g. 'mpirun --oversubscribe'")
+    p.add_argument("--ranks", default="1,2,4,8,16")
+    p.add_argument("--out", default="bench/results")
+    p.add_argument("--repeats", type=int, default=3)
+    p.add_argument("--only", default="strong-lj,strong-sio2,weak-lj")
+    args = p.parse_args()
+    args.lmp = os.path.abspath(args.lmp)
+    ranks = [int(r) for r in args.ranks.split(",")]
+    only = args.only.split(",")
+    date = datetime.date.today().isoformat()
+    device = f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores"
+    records = []
+
+    def add(system, algorithm, n, r, metric, value, unit):
+        records.append({"system": system, "algorithm": algorithm, "n_atoms": n, "ranks": r, "metric": metric,
+                        "value": value, "unit": unit, "device": device, "date": date})
+        print(f"{system} N={n} ranks={r}: {algorithm} {value:.4g} {unit}", flush=True)
+
+    with tempfile.TemporaryDirectory() as workdir:
+        cases = []
+        if "strong-lj" in only:
+            cases.append(("lj-strong", 256000, lambda r: LJ_BLOCK.format(grid="* * *", nx=40, ny=40, nz=40),
+                          MC_LJ, MD_LJ, 2, 3, 50))
+        if "strong-sio2" in only:
+            cases.append(("sio2-morse-strong", 74088, lambda r: SIO2_SETUP.format(n=42), MC_SIO2, MD_SIO2, 2, 3, 20))
+        if "weak-lj" in only:
+            def weak(r):
+                g = WEAK_GRIDS[r]
+                return LJ_BLOCK.format(grid=" ".join(map(str, g)), nx=20 * g[0], ny=20 * g[1], nz=10 * g[2])
+            cases.append(("lj-weak", None, weak, MC_LJ, MD_LJ, 10, 5, 100))
+        for system, n, setup, mc, md, sweeps, steps, md_steps in cases:
+            for r in ranks:
+                natoms = n if n else 16000 * r
+                mc_rate, md_rate = measure(args, workdir, setup(r), mc, md, sweeps, steps, md_steps, r)
+                add(system, "fix gpumc/nvt checkerboard (host)", natoms, r, "moves_per_s", mc_rate, "trial moves/s")
+                add(system, "LAMMPS MD (fix nvt)", natoms, r, "md_steps_per_s", md_rate, "timesteps/s")
+
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.join(args.out, f"mpi-scaling-{date}")
+    with open(stem + ".json", "w") as f:
+        json.dump(records, f, indent=1)
+    lines = [f"# MPI scaling of the host checkerboard, {date}", "",
+             f"Device: {device}. LAMMPS 4Feb2025 + USER-GPUMC with MPI, one rank per core; median of "
+             f"{args.repeats} runs per figure, over LAMMPS's loop time. Speedup and efficiency against 1 rank "
+             "(weak scaling: rate per rank against 1 rank's).", "",
+             "| system | N | ranks | MC trial moves/s | MC speedup | MC efficiency | MD steps/s | MD speedup |",
+             "|---|---|---|---|---|---|---|---|"]
+    for system in dict.fromkeys(r["system"] for r in records):
+        mc = [r for r in records if r["system"] == system and r["metric"] == "moves_per_s"]
+        md = {r["ranks"]: r["value"] for r in records if r["system"] == system and r["metric"] == "md_steps_per_s"}
+        base_mc, base_md = mc[0]["value"], md[mc[0]["ranks"]]
+        weak = system.endswith("weak")
+        for r in mc:
+            k = r["ranks"] / mc[0]["ranks"]
+            speed = r["value"] / base_mc
+            md_speed = md[r["ranks"]] / base_md
+            eff = speed / k
+            lines.append(f"| {system} | {r['n_atoms']} | {r['ranks']} | {r['value']:.3g} | {speed:.2f} | {eff:.0%} | "
+                         f"{md[r['ranks']]:.3g} | {md_speed:.2f}{' (per rank: ' + format(md_speed / k, '.0%') + ')' if weak else ''} |")
+    with open(stem + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,200 @@
+// Host engine: checkerboard sweeps over a spatial decomposition (gpumc_domain_host.h).
+
+#include "gpumc_domain_host.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace gpumc {
+
+namespace {
+// global cell coordinate of x along a dimension (not wrapped: ghosts lie outside the box)
+int global_cell(const CheckerGrid &g, int d, double x)
+{
+  return (int) std::floor((x - g.origin[d]) / g.w[d]);
+}
+
+// neighbour w (0..26) of a cell as an offset, in checker_neighbour's order (the cell itself first)
+void neighbour_offset(int w, int off[3])
+{
+  const int v = w == 0 ? 13 : (w <= 13 ? w - 1 : w);
+  off[0] = v % 3 - 1;
+  off[1] = (v / 3) % 3 - 1;
+  off[2] = v / 9 - 1;
+}
+}    // namespace
+
+DomainCheckerboard::DomainCheckerboard(const PairTable &table) : table_(&table)
+{
+  row_cutsq_.assign(table.ntypes + 1, 0.0);
+  for (int i = 1; i <= table.ntypes; i++) row_cutsq_[i] = table.row_cutsq(i);
+}
+
+void DomainCheckerboard::build(const DomainBlock &block, int nowned, int nall, const double *const *x,
+                               const int *type, const int64_t *tag, const int *mobile)
+{
+  block_ = block;
+  for (int d = 0; d < 3; d++) ext_[d] = block.count[d] + 2;
+  const int ncells = ext_[0] * ext_[1] * ext_[2];
+  std::vector<int> cell_of(nall, -1);
+  for (int i = 0; i < nall; i++) {
+    int l[3];
+    bool inside = true;
+    for (int d = 0; d < 3; d++) {
+      l[d] = global_cell(block.grid, d, x[i][d]) - block.first[d] + 1;
+      // An atom within round-off of a subdomain wall (atoms on a lattice plane sit on it exactly)
+      // is in the cell on its owner's side, on every rank: LAMMPS's test of ownership and the
+      // cell's floor may round differently there.
+      if (i < nowned) {
+        l[d] = std::min(std::max(l[d], 1), block.count[d]);
+      } else if (x[i][d] < block.sublo[d]) {
+        l[d] = std::min(l[d], 0);
+      } else if (x[i][d] >= block.subhi[d]) {
+        l[d] = std::max(l[d], block.count[d] + 1);
+      }
+      inside = inside && l[d] >= 0 && l[d] <= block.count[d] + 1;
+    }
+    if (inside) cell_of[i] = local_cell(l);
+  }
+  std::vector<int> order;
+  order.reserve(nall);
+  for (int i = 0; i < nall; i++)
+    if (cell_of[i] >= 0) order.push_back(i);
+  // by cell, owned before ghosts, then by ID
+  std::sort(order.begin(), order.end(), [&](int a, int b) {
+    if (cell_of[a] != cell_of[b]) return cell_of[a] < cell_of[b];
+    const bool ga = a >= nowned, gb = b >= nowned;
+    if (ga != gb) return gb;
+    return tag[a] < tag[b];
+  });
+  start_.assign(ncells + 1, 0);
+  owned_count_.assign(ncells, 0);
+  entries_.resize(order.size());
+  for (size_t k = 0; k < order.size(); k++) {
+    const int i = order[k];
+    Entry &e = entries_[k];
+    for (int d = 0; d < 3; d++) e.x[d] = x[i][d];
+    e.type = type[i];
+    e.local = i;
+    e.tag = tag[i];
+    e.owned = i < nowned;
+    e.mobile = e.owned && mobile[i];
+    start_[cell_of[i] + 1]++;
+    if (e.owned) owned_count_[cell_of[i]]++;
+  }
+  for (int c = 0; c < ncells; c++) start_[c + 1] += start_[c];
+}
+
+void DomainCheckerboard::refresh_ghosts(const double *const *x)
+{
+  for (Entry &e : entries_)
+    if (!e.owned)
+      for (int d = 0; d < 3; d++) e.x[d] = x[e.local][d];
+}
+
+void DomainCheckerboard::energies_at(int skip, int itype, const int l[3], const double p[3], const double q[3],
+                                     double &ep, double &eq) const
+{
+  const PairCoeff *row = table_->terms(itype, 0);
+  const int nterms = table_->nterms;
+  const double cutsq = row_cutsq_[itype];
+  double sum_p = 0.0, sum_q = 0.0;
+  for (int w = 0; w < 27; w++) {
+    int off[3], n[3];
+    neighbour_offset(w, off);
+    for (int d = 0; d < 3; d++) n[d] = l[d] + off[d];
+    const int c = local_cell(n);
+    for (int k = start_[c]; k < start_[c + 1]; k++) {
+      if (k == skip) continue;
+      const Entry &e = entries_[k];
+      const double px = p[0] - e.x[0], py = p[1] - e.x[1], pz = p[2] - e.x[2];
+      const double qx = q[0] - e.x[0], qy = q[1] - e.x[1], qz = q[2] - e.x[2];
+      const double rp = px * px + py * py + pz * pz, rq = qx * qx + qy * qy + qz * qz;
+      if (rp < cutsq) sum_p += pair_energy(row + e.type * nterms, nterms, rp);
+      if (rq < cutsq) sum_q += pair_energy(row + e.type * nterms, nterms, rq);
+    }
+  }
+  ep = sum_p;
+  eq = sum_q;
+}
+
+MoveCounts DomainCheckerboard::colour(int colour, const CounterRNG &rng, uint64_t sweep, double beta, double dmax,
+                                      double *const *x, double &dU)
+{
+  MoveCounts counts;
+  const CheckerGrid &g = block_.grid;
+  std::vector<CellTrial> trials;
+  std::vector<int> order;
+  int l[3];
+  for (l[2] = 1; l[2] <= block_.count[2]; l[2]++)
+    for (l[1] = 1; l[1] <= block_.count[1]; l[1]++)
+      for (l[0] = 1; l[0] <= block_.count[0]; l[0]++) {
+        int c[3];
+        for (int d = 0; d < 3; d++) c[d] = block_.first[d] + l[d] - 1;
+        if (checker_colour(c) != colour) continue;
+        const int cell = (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
+        const int local = local_cell(l), first = start_[local], natoms = owned_count_[local];
+        // every atom of the cell once, in the order of the trials' keys (as checkerboard_sweep)
+        trials.resize(natoms);
+        order.resize(natoms);
+        for (int s = 0; s < natoms; s++) {
+          trials[s] = cell_trial(rng, sweep, cell, s, dmax);
+          order[s] = s;
+        }
+        std::sort(order.begin(), order.end(),
+                  [&](int a, int b) { return cell_trial_before(trials[a].key, a, trials[b].key, b); });
+        for (const int s : order) {
+          Entry &e = entries_[first + s];
+          if (!e.mobile) continue;    // not a trial: the atom is not in the group
+          counts.trials++;
+          double trial[3];
+          bool stays = true;
+          for (int d = 0; d < 3; d++) {
+            trial[d] = e.x[d] + trials[s].disp[d];
+            stays = stays && global_cell(g, d, trial[d]) == c[d];
+          }
+          if (!stays) continue;    // leaves the cell: rejected
+          double e_trial, e_now;
+          energies_at(first + s, e.type, l, trial, e.x, e_trial, e_now);
+          const double change = e_trial - e_now;
+          if (metropolis_accept(-beta * change, cell_acceptance_uniform(rng, sweep, cell, s))) {
+            for (int d = 0; d < 3; d++) e.x[d] = x[e.local][d] = trial[d];
+            dU += change;
+            counts.accepted++;
+          }
+        }
+      }
+  return counts;
+}
+
+double DomainCheckerboard::owned_pair_energy() const
+{
+  double sum = 0.0;
+  int l[3];
+  for (l[2] = 1; l[2] <= block_.count[2]; l[2]++)
+    for (l[1] = 1; l[1] <= block_.count[1]; l[1]++)
+      for (l[0] = 1; l[0] <= block_.count[0]; l[0]++) {
+        const int local = local_cell(l);
+        for (int i = start_[local]; i < start_[local] + owned_count_[local]; i++) {
+          const Entry &a = entries_[i];
+          const PairCoeff *row = table_->terms(a.type, 0);
+          const int nterms = table_->nterms;
+          for (int w = 0; w < 27; w++) {
+            int off[3], n[3];
+            neighbour_offset(w, off);
+            for (int d = 0; d < 3; d++) n[d] = l[d] + off[d];
+            const int c = local_cell(n);
+            for (int k = start_[c]; k < start_[c + 1]; k++) {
+              const Entry &b = entries_[k];
+              if (b.tag <= a.tag) continue;
+              const double dx = a.x[0] - b.x[0], dy = a.x[1] - b.x[1], dz = a.x[2] - b.x[2];
+              const double rsq = dx * dx + dy * dy + dz * dz;
+              if (rsq < row_cutsq_[a.type]) sum += pair_energy(row + b.type * nterms, nterms, rsq);
+            }
+          }
+        }
+      }
+  return sum;
+}
+
+}    // namespace gpumc

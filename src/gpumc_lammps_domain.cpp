@@ -1,0 +1,218 @@
+/* ----------------------------------------------------------------------
+   GPUMC: checkerboard sweeps on several MPI ranks, driven through LAMMPS's own Comm
+   (gpumc_lammps.h: DomainSweeps; the engine is gpumc_domain_host.h).
+------------------------------------------------------------------------- */
+
+#include "gpumc_lammps.h"
+
+#include "atom.h"
+#include "comm.h"
+#include "domain.h"
+#include "error.h"
+
+using namespace LAMMPS_NS;
+
+GPUMC::DomainSweeps::DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
+                                  const std::string &who) :
+    lmp_(lmp), table_(table), groupbit_(groupbit), who_(who), engine_(table)
+{
+  Comm *comm = lmp->comm;
+  if (comm->style != Comm::BRICK || comm->layout != Comm::LAYOUT_UNIFORM)
+    lmp->error->all(FLERR, "{} on several MPI processes needs equal subdomains (comm_style brick, no balance or "
+                    "fix balance), so that the checkerboard's cells fall on the subdomain walls", who);
+  std::vector<long> mine(table.ntypes + 1, 0);
+  Atom *atom = lmp->atom;
+  for (int i = 0; i < atom->nlocal; i++) mine[atom->type[i]]++;
+  type_count_.resize(mine.size());
+  MPI_Allreduce(mine.data(), type_count_.data(), (int) mine.size(), MPI_LONG, MPI_SUM, lmp->world);
+  // atoms that moved since the last reneighboring back into their subdomains, so that a
+  // translation by less than a cell never takes an atom more than one subdomain away
+  lmp->domain->pbc();
+  comm->exchange();
+}
+
+// Translate the owned atoms (LAMMPS's image flags follow), move them to their ranks and copy the
+// ghosts anew.
+void GPUMC::DomainSweeps::translate(const double delta[3])
+{
+  Atom *atom = lmp_->atom;
+  for (int i = 0; i < atom->nlocal; i++) {
+    for (int d = 0; d < 3; d++) atom->x[i][d] += delta[d];
+    lmp_->domain->remap(atom->x[i], atom->image[i]);
+  }
+  for (int d = 0; d < 3; d++) offset_[d] += delta[d];
+}
+
+gpumc::MoveCounts GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, double beta, double dmax,
+                                             double &energy)
+{
+  Comm *comm = lmp_->comm;
+  Atom *atom = lmp_->atom;
+  const gpumc::Box box = GPUMC::box(lmp_);
+  gpumc::DomainBlock block;
+  gpumc::CheckerGrid &g = block.grid;
+  if (!gpumc::checker_grid(rng, sweep, box.lo, box.len, gpumc::checker_min_width(table_.cut_max), g, comm->procgrid))
+    grid_error(box);
+  // the grid's shift becomes a translation of the system, the grid's origin the box's corner
+  double delta[3];
+  for (int d = 0; d < 3; d++) {
+    delta[d] = -(g.origin[d] - g.lo[d]) - offset_[d];
+    g.origin[d] = g.lo[d];
+  }
+  translate(delta);
+  comm->exchange();
+  comm->borders();
+  build_engine(g);
+  int order[8];
+  gpumc::checker_colour_order(rng, sweep, order);
+  gpumc::MoveCounts counts;
+  double dU = 0.0;
+  for (int colour : order) {
+    const gpumc::MoveCounts c = engine_.colour(colour, rng, sweep, beta, dmax, atom->x, dU);
+    counts.trials += c.trials;
+    counts.accepted += c.accepted;
+    comm->forward_comm();
+    engine_.refresh_ghosts(atom->x);
+  }
+  double local[3] = {dU, (double) counts.trials, (double) counts.accepted};
+  double total[3];
+  MPI_Allreduce(local, total, 3, MPI_DOUBLE, MPI_SUM, lmp_->world);
+  energy += total[0];
+  counts.trials = (uint64_t) total[1];
+  counts.accepted = (uint64_t) total[2];
+  return counts;
+}
+
+// The grid of the current box, its origin at the box's corner (energies need no shift).
+gpumc::CheckerGrid GPUMC::DomainSweeps::unshifted_grid() const
+{
+  const gpumc::Box box = GPUMC::box(lmp_);
+  gpumc::CheckerGrid g;
+  if (!gpumc::checker_grid(gpumc::CounterRNG(1, 0), 0, box.lo, box.len, gpumc::checker_min_width(table_.cut_max), g,
+                           lmp_->comm->procgrid))
+    grid_error(box);
+  for (int d = 0; d < 3; d++) g.origin[d] = g.lo[d];
+  return g;
+}
+
+void GPUMC::DomainSweeps::grid_error(const gpumc::Box &box) const
+{
+  const Comm *comm = lmp_->comm;
+  lmp_->error->all(FLERR,
+                   "{}: the box ({} x {} x {}) cannot be cut into checkerboard cells at least {} wide whose number "
+                   "along each side is even and a multiple of the processor grid's {} x {} x {}; use fewer "
+                   "processes or set the grid with the processors command",
+                   who_, box.len[0], box.len[1], box.len[2], table_.cut_max, comm->procgrid[0], comm->procgrid[1],
+                   comm->procgrid[2]);
+}
+
+void GPUMC::DomainSweeps::build_engine(gpumc::CheckerGrid g)
+{
+  Comm *comm = lmp_->comm;
+  Atom *atom = lmp_->atom;
+  gpumc::DomainBlock block;
+  block.grid = g;
+  for (int d = 0; d < 3; d++) {
+    block.count[d] = g.n[d] / comm->procgrid[d];
+    block.first[d] = comm->myloc[d] * block.count[d];
+    block.sublo[d] = lmp_->domain->sublo[d];
+    block.subhi[d] = lmp_->domain->subhi[d];
+    // every atom of the cells next to the subdomain must be a ghost: they can move anywhere in them
+    if (comm->cutghost[d] < g.w[d])
+      lmp_->error->all(FLERR, "{}: the ghost cutoff {} is shorter than the checkerboard's cells ({} wide); set it "
+                       "with comm_modify cutoff {}", who_, comm->cutghost[d], g.w[d], g.w[d] * (1.0 + 1e-6));
+  }
+  const int nlocal = atom->nlocal, nall = atom->nlocal + atom->nghost;
+  tag_.resize(nall);
+  mobile_.resize(nall);
+  for (int i = 0; i < nall; i++) {
+    tag_[i] = atom->tag[i];
+    mobile_[i] = (atom->mask[i] & groupbit_) != 0;
+  }
+  engine_.build(block, nlocal, nall, atom->x, atom->type, tag_.data(), mobile_.data());
+}
+
+void GPUMC::DomainSweeps::refresh_borders()
+{
+  lmp_->comm->setup();
+  lmp_->atom->nghost = 0;
+  lmp_->comm->borders();
+}
+
+bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gpumc::CounterRNG &rng,
+                                      uint64_t move, double &energy)
+{
+  Domain *domain = lmp_->domain;
+  Atom *atom = lmp_->atom;
+  const gpumc::Box old = GPUMC::box(lmp_);
+  double len[3];
+  const double u = gpumc::propose_volume(rng, move, p.scheme, p.step, old.len, len);
+  for (int d = 0; d < 3; d++)
+    if (!(len[d] >= 2.0 * table_.cut_max)) return false;    // outside the allowed region: pi = 0
+
+  // in the frame of the box, as on one process: positions scaled about the box's centre
+  const double back[3] = {-offset_[0], -offset_[1], -offset_[2]};
+  translate(back);
+  lmp_->comm->exchange();
+  const int nlocal = atom->nlocal;
+  std::vector<double> saved_x(3 * (size_t) nlocal);
+  std::vector<imageint> saved_image(atom->image, atom->image + nlocal);
+  for (int i = 0; i < nlocal; i++)
+    for (int d = 0; d < 3; d++) saved_x[3 * i + d] = atom->x[i][d];
+  auto set_box = [&](const double lo[3], const double l[3]) {
+    for (int d = 0; d < 3; d++) {
+      domain->boxlo[d] = lo[d];
+      domain->boxhi[d] = lo[d] + l[d];
+    }
+    domain->set_global_box();
+    domain->set_local_box();
+  };
+  double lo[3], scale[3];
+  for (int d = 0; d < 3; d++) {
+    lo[d] = old.lo[d] + 0.5 * old.len[d] - 0.5 * len[d];
+    scale[d] = len[d] / old.len[d];
+  }
+  set_box(lo, len);
+  // each subdomain scales with the box, so every atom stays with its rank (up to round-off at a
+  // wall, which the engine allows for and LAMMPS's next exchange settles)
+  for (int i = 0; i < nlocal; i++) {
+    for (int d = 0; d < 3; d++) atom->x[i][d] = lo[d] + (atom->x[i][d] - old.lo[d]) * scale[d];
+    domain->remap(atom->x[i], atom->image[i]);
+  }
+  refresh_borders();
+  const gpumc::Box trial = GPUMC::box(lmp_);
+  build_engine(unshifted_grid());
+  const double e_new = total_energy();
+  int accept = gpumc::metropolis_accept(gpumc::volume_log_ratio(p.beta, e_new - energy, p.pressure_energy,
+                                                                old.volume(), trial.volume(),
+                                                                (double) atom->natoms, p.scheme),
+                                        u);
+  // one decision for all ranks, whatever the reduction's rounding on each
+  MPI_Bcast(&accept, 1, MPI_INT, 0, lmp_->world);
+  if (accept) {
+    energy = e_new;
+  } else {
+    set_box(old.lo, old.len);
+    for (int i = 0; i < nlocal; i++) {
+      for (int d = 0; d < 3; d++) atom->x[i][d] = saved_x[3 * i + d];
+      atom->image[i] = saved_image[i];
+    }
+    refresh_borders();
+    build_engine(unshifted_grid());
+  }
+  return accept != 0;
+}
+
+double GPUMC::DomainSweeps::total_energy() const
+{
+  double mine = engine_.owned_pair_energy();
+  double pair = 0.0;
+  MPI_Allreduce(&mine, &pair, 1, MPI_DOUBLE, MPI_SUM, lmp_->world);
+  return pair + table_.count_energy(type_count_, GPUMC::box(lmp_).volume());
+}
+
+void GPUMC::DomainSweeps::finish()
+{
+  const double back[3] = {-offset_[0], -offset_[1], -offset_[2]};
+  translate(back);
+}

@@ -1,0 +1,254 @@
+// The host styles on several MPI ranks (run with mpirun -np 4): checkerboard sweeps over LAMMPS's
+// spatial decomposition make the single-process chain's decisions on 1, 2 and 4 ranks, restarts
+// move between rank counts, Widom splits its insertions, and setups that cannot run on several
+// ranks stop with an error. Each case runs LAMMPS on the first 1, 2 or 4 ranks of the world;
+// rank 0 takes part in every run and compares.
+#include "lammps_session.h"
+
+#include <gtest/gtest.h>
+#include <mpi.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fmt/format.h>
+#include <map>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+int world_rank()
+{
+  int r;
+  MPI_Comm_rank(MPI_COMM_WORLD, &r);
+  return r;
+}
+
+int world_size()
+{
+  int n;
+  MPI_Comm_size(MPI_COMM_WORLD, &n);
+  return n;
+}
+
+// LAMMPS on the first `nranks` ranks of the world; the others get no session.
+struct RankGroup {
+  MPI_Comm comm = MPI_COMM_NULL;
+  explicit RankGroup(int nranks)
+  {
+    MPI_Comm_split(MPI_COMM_WORLD, world_rank() < nranks ? 0 : MPI_UNDEFINED, world_rank(), &comm);
+  }
+  ~RankGroup()
+  {
+    if (comm != MPI_COMM_NULL) MPI_Comm_free(&comm);
+  }
+  bool member() const { return comm != MPI_COMM_NULL; }
+};
+
+// LJ liquid, 2048 atoms, rc 2.5 in a box of 13.4: four checkerboard cells per side (3.36 wide),
+// which 1, 2 and 4 ranks split alike; the ghost cutoff must cover a cell. The atoms are created
+// once, on one rank, and read by every run: create_atoms numbers them by rank.
+const char *LJ_PAIRS = "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\npair_coeff 2 2 0.8 1.1\n"
+                       "pair_coeff 1 2 0.9 1.05\npair_modify shift yes\n";
+
+// a file name all ranks share (rank 0's process ID in it)
+std::string shared_file(const char *suffix)
+{
+  long pid = (long) getpid();
+  MPI_Bcast(&pid, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+  return fmt::format("/tmp/gpumc_test_mpi_{}.{}", pid, suffix);
+}
+
+const std::string &lj_data()
+{
+  static const std::string file = [] {
+    const std::string name = shared_file("data");
+    RankGroup group(1);
+    if (group.member()) {
+      LammpsSession s({}, &group.comm);
+      s.cmd("units lj\natom_style atomic\nlattice fcc 0.8442\nregion box block 0 8 0 8 0 8\ncreate_box 2 box\n"
+            "create_atoms 1 box\nmass * 1.0\nset type 1 type/fraction 2 0.25 8\nwrite_data " + name);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
+    return name;
+  }();
+  return file;
+}
+
+std::string lj_setup()
+{
+  return "units lj\natom_style atomic\nread_data " + lj_data() + "\n" + LJ_PAIRS;
+}
+
+struct ChainResult {
+  std::vector<double> x;
+  double trials = 0, accepted = 0, energy = 0, pe = 0, drift = 0, vaccepted = 0, volume = 0;
+};
+
+ChainResult checkerboard_run(LammpsSession &s, const std::string &extra, int steps)
+{
+  s.cmd(extra);
+  s.cmd(fmt::format("run {}", steps));
+  ChainResult r;
+  r.x = s.gathered_positions();
+  r.trials = s.fix_vector("mc", 0);
+  r.accepted = s.fix_vector("mc", 1);
+  r.energy = s.fix_scalar("mc");
+  r.pe = s.thermo("pe");
+  r.drift = s.fix_vector("mc", 7);
+  r.vaccepted = s.fix_vector("mc", 9);
+  r.volume = s.fix_vector("mc", 13);
+  return r;
+}
+
+const char *LJ_FIX = "comm_modify cutoff 3.5\nthermo_modify norm no\n"
+                     "fix mc all gpumc/nvt 2 1.2 4321 algorithm checkerboard displace 0.15 tune no check 3\n";
+// volume moves too: the ghost cutoff leaves room for the box to grow
+const char *LJ_NPT_FIX = "comm_modify cutoff 4.0\nthermo_modify norm no\n"
+                         "fix mc all gpumc/npt 2 1.2 1.0 4321 algorithm checkerboard displace 0.15 vstep 0.02 "
+                         "tune no check 3\n";
+
+double max_difference(const std::vector<double> &a, const std::vector<double> &b)
+{
+  double m = 0.0;
+  for (size_t k = 0; k < a.size(); k++) m = std::max(m, std::fabs(a[k] - b[k]));
+  return m;
+}
+
+}    // namespace
+
+// The same trials and decisions on 1, 2 and 4 ranks: 1 rank runs the single-process sweep, 2 and 4
+// the decomposed one. Positions agree to round-off (the decomposed sweep works in the frame
+// translated by the grid shift), the counts exactly; the running energy equals compute pe. NVT,
+// and NPT (volume moves decided once for all ranks).
+class MpiChain : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(MpiChain, IsTheSameOnOneTwoAndFourRanks)
+{
+  ASSERT_EQ(world_size(), 4) << "run with mpirun -np 4";
+  const bool npt = std::string(GetParam()) == "npt";
+  std::map<int, ChainResult> runs;
+  for (int nranks : {1, 2, 4}) {
+    RankGroup group(nranks);
+    if (!group.member()) continue;
+    LammpsSession s({}, &group.comm);
+    s.cmd(lj_setup());
+    runs[nranks] = checkerboard_run(s, npt ? LJ_NPT_FIX : LJ_FIX, 10);
+  }
+  if (world_rank() != 0) return;
+  const ChainResult &one = runs[1];
+  EXPECT_EQ(one.trials, 20.0 * 2048);
+  EXPECT_GT(one.accepted, 0.2 * one.trials);
+  if (npt) EXPECT_GT(one.vaccepted, 3.0);
+  for (int nranks : {2, 4}) {
+    const ChainResult &r = runs[nranks];
+    EXPECT_EQ(r.trials, one.trials) << nranks << " ranks";
+    EXPECT_EQ(r.accepted, one.accepted) << nranks << " ranks";
+    EXPECT_EQ(r.vaccepted, one.vaccepted) << nranks << " ranks";
+    EXPECT_NEAR(r.volume, one.volume, 1e-10 * one.volume) << nranks << " ranks";
+    EXPECT_LT(max_difference(r.x, one.x), 1e-9) << nranks << " ranks";
+    EXPECT_NEAR(r.energy, r.pe, 1e-10 * std::fabs(r.pe)) << nranks << " ranks";
+    EXPECT_LT(r.drift, 1e-9 * std::fabs(r.pe)) << nranks << " ranks";
+  }
+  // 2 and 4 ranks run the same arithmetic: identical positions
+  EXPECT_EQ(max_difference(runs[2].x, runs[4].x), 0.0);
+}
+
+INSTANTIATE_TEST_SUITE_P(Ensembles, MpiChain, ::testing::Values("nvt", "npt"),
+                         [](const ::testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
+
+// A restart written on 2 ranks continues on 4 ranks as the unbroken chain does.
+TEST(MpiCheckerboard, RestartFromTwoRanksContinuesOnFour)
+{
+  const std::string file = shared_file("restart");
+  ChainResult unbroken, continued;
+  {
+    RankGroup group(2);
+    if (group.member()) {
+      LammpsSession s({}, &group.comm);
+      s.cmd(lj_setup());
+      checkerboard_run(s, LJ_FIX, 4);
+      s.cmd("write_restart " + file);
+    }
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  {
+    RankGroup group(4);
+    LammpsSession s({}, &group.comm);
+    s.cmd("read_restart " + file + "\n" + LJ_PAIRS);
+    continued = checkerboard_run(s, LJ_FIX, 6);
+  }
+  {
+    RankGroup group(4);
+    LammpsSession s({}, &group.comm);
+    s.cmd(lj_setup());
+    unbroken = checkerboard_run(s, LJ_FIX, 10);
+  }
+  if (world_rank() != 0) return;
+  std::remove(file.c_str());
+  EXPECT_EQ(continued.trials, unbroken.trials);
+  EXPECT_EQ(continued.accepted, unbroken.accepted);
+  EXPECT_EQ(max_difference(continued.x, unbroken.x), 0.0);
+}
+
+// Widom's insertions shared among the ranks: the block's mean Boltzmann factor of 1 rank.
+TEST(MpiWidom, InsertionsSplitAcrossRanksGiveTheOneRankValue)
+{
+  std::map<int, double> factor;
+  for (int nranks : {1, 2, 4}) {
+    RankGroup group(nranks);
+    if (!group.member()) continue;
+    LammpsSession s({}, &group.comm);
+    s.cmd(lj_setup());
+    s.cmd("displace_atoms all random 0.1 0.1 0.1 99\ncompute w all widom 2 3000 1.2 1001\nrun 0");
+    factor[nranks] = s.compute_vector("w", 3);
+  }
+  if (world_rank() != 0) return;
+  EXPECT_GT(factor[1], 0.0);
+  for (int nranks : {2, 4}) EXPECT_NEAR(factor[nranks], factor[1], 1e-12 * factor[1]) << nranks << " ranks";
+}
+
+// What cannot run on several ranks says so, and what to do.
+TEST(MpiErrors, UnsupportedSetupsNameTheProblem)
+{
+  RankGroup group(4);
+  const std::string setup = lj_setup();
+  struct Case {
+    const char *lines, *expected;
+  };
+  const Case cases[] = {
+      {"fix mc all gpumc/nvt 1 1.2 5 algorithm sequential\nrun 1", "algorithm checkerboard runs on several"},
+      {"fix mc all gpumc/npt 1 1.2 1.0 5\nrun 1", "algorithm checkerboard runs on several"},
+      {"fix mc all gpumc/nvt 1 1.2 5 algorithm checkerboard\nrun 1", "comm_modify cutoff"},
+      {"comm_modify cutoff 3.5\ncomm_style tiled\nfix mc all gpumc/nvt 1 1.2 5 algorithm checkerboard\nrun 1",
+       "equal subdomains"},
+  };
+  for (const auto &c : cases) {
+    LammpsSession s({}, &group.comm);
+    s.cmd(setup);
+    const std::string err = s.error_of(c.lines);
+    if (world_rank() == 0) EXPECT_NE(err.find(c.expected), std::string::npos) << c.lines << "\n -> " << err;
+  }
+  // four ranks along x: the cells per side (at least rc = 4 wide, box 13.4) would have to be a
+  // multiple of 4; one rank still runs (two cells)
+  LammpsSession s({}, &group.comm);
+  s.cmd(std::string("processors 4 1 1\n") + setup + "pair_style lj/cut 4.0\npair_coeff * * 1.0 1.0\ncomm_modify cutoff 7\n");
+  const std::string err = s.error_of("fix mc all gpumc/nvt 1 1.2 5 algorithm checkerboard\nrun 1");
+  if (world_rank() == 0) EXPECT_NE(err.find("multiple of the processor grid"), std::string::npos) << err;
+}
+
+int main(int argc, char **argv)
+{
+  MPI_Init(&argc, &argv);
+  ::testing::InitGoogleTest(&argc, argv);
+  // one report: rank 0's
+  if (world_rank() != 0) delete ::testing::UnitTest::GetInstance()->listeners().Release(
+      ::testing::UnitTest::GetInstance()->listeners().default_result_printer());
+  const std::string data = lj_data();    // collective: made before any test splits the ranks
+  const int failed = RUN_ALL_TESTS();
+  if (world_rank() == 0) std::remove(data.c_str());
+  int any = 0;
+  MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  MPI_Finalize();
+  return any;
+}
