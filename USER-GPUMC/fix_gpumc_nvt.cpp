@@ -191,6 +191,12 @@ int FixGpumcNVT::modify_param(int narg, char **arg)
   return 0;
 }
 
+void FixGpumcNVT::reset_target(double t_new)
+{
+  temperature = t_new;
+  beta = 1.0 / (force->boltz * temperature);
+}
+
 void FixGpumcNVT::init()
 {
   const std::string who = style_name();

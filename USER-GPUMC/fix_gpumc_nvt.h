@@ -40,6 +40,8 @@ class FixGpumcNVT : public Fix {
   void write_restart(FILE *) override;
   void restart(char *) override;
   int modify_param(int, char **) override;
+  // a new temperature (temper/gpumc's exchanges)
+  void reset_target(double) override;
 
  protected:
   FixGpumcNVT(class LAMMPS *, int, char **, bool with_volume_moves);

@@ -103,6 +103,14 @@ GPUMC_INLINE double volume_log_ratio(double beta, double dU, double pressure_ene
   return -beta * (dU + pressure_energy * (v_new - v_old)) + n_jacobian * log(v_new / v_old);
 }
 
+// log of the acceptance ratio of exchanging the configurations (energies u_a, u_b) of two replicas
+// at inverse temperatures beta_a and beta_b (parallel tempering: the product of the two
+// Boltzmann factors after the exchange over that before).
+GPUMC_INLINE double replica_swap_log_ratio(double beta_a, double beta_b, double u_a, double u_b)
+{
+  return (beta_a - beta_b) * (u_a - u_b);
+}
+
 GPUMC_INLINE bool metropolis_accept(double log_ratio, double u)
 {
   return log_ratio >= 0.0 || u < exp(log_ratio);

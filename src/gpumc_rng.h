@@ -17,7 +17,8 @@ enum RngPurpose : uint64_t {
   RNG_VOLUME = 2,
   RNG_WIDOM = 3,           // + 16 * type: one stream per inserted type
   RNG_CHECKERBOARD = 4,    // grid shifts, colour orders and moves of checkerboard sweeps
-  RNG_VELOCITY = 5         // Maxwell-Boltzmann velocities (gpumc_velocities.h)
+  RNG_VELOCITY = 5,        // Maxwell-Boltzmann velocities (gpumc_velocities.h)
+  RNG_TEMPER = 6           // replica exchange: which pairs swap, and their tests (temper/gpumc)
 };
 
 struct CounterRNG {

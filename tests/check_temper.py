@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""temper/gpumc on four partitions against single-temperature runs.
+
+Runs tests/temper/in.temper (parallel tempering of four LJ replicas, T* = 1.0 ... 1.331, an
+exchange try every 2 timesteps of 5 sweeps) and tests/temper/in.single (the same four temperatures,
+no exchanges), each as `mpirun -np 4 lmp -partition 4x1`. Checks that every neighbouring pair
+exchanged (acceptance between 2 % and 98 %) and that each temperature's mean energy under
+tempering agrees with its single-temperature run within 4 combined standard errors (blocks of
+samples 10 timesteps apart). Usage: check_temper.py <mpirun and its options> <lmp> <tests/temper>
+"""
+
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+NSTEPS = 4000
+NBLOCKS = 20
+
+
+def run(mpirun, lmp, deck, workdir):
+    cmd = [*mpirun.split(), "-np", "4", lmp, "-partition", "4x1", "-in", deck, "-var", "nsteps", str(NSTEPS),
+           "-nocite"]
+    res = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
+    if res.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{res.stdout[-3000:]}\n{res.stderr[-3000:]}")
+    return res.stdout
+
+
+def blocks(values):
+    n = len(values) // NBLOCKS
+    means = [sum(values[b * n:(b + 1) * n]) / n for b in range(NBLOCKS)]
+    mean = sum(means) / NBLOCKS
+    var = sum((m - mean) ** 2 for m in means) / (NBLOCKS - 1)
+    return mean, math.sqrt(var / NBLOCKS)
+
+
+def single_run_energies(log):
+    """f_mc of the last run's thermo lines (every 2 timesteps) in a partition's log."""
+    text = open(log).read().split("Step")[-1]
+    values = []
+    for line in text.splitlines()[1:]:
+        parts = line.split()
+        if len(parts) != 2 or not re.match(r"^\d+$", parts[0]):
+            break
+        values.append(float(parts[1]))
+    return values[1:]    # the first line is the configuration before the run
+
+
+def main():
+    mpirun, lmp, decks = sys.argv[1], os.path.abspath(sys.argv[2]), os.path.abspath(sys.argv[3])
+    failed = False
+    with tempfile.TemporaryDirectory() as work:
+        for f in os.listdir(decks):
+            shutil.copy(os.path.join(decks, f), work)
+        out = run(mpirun, lmp, "in.temper", work)
+        tempered = {}
+        for m in re.finditer(r"temper/gpumc: T\[(\d+)\] = (\S+): energy (\S+) \+- (\S+) \((\d+) samples\)", out):
+            tempered[int(m.group(1))] = (float(m.group(2)), float(m.group(3)), float(m.group(4)))
+        rates = [float(x) for x in re.findall(r"exchanges T\[\d+\] <-> T\[\d+\]: \d+ of \d+ accepted \((\S+)\)", out)]
+        if len(tempered) != 4 or len(rates) != 3:
+            sys.exit(f"temper/gpumc printed no summary:\n{out[-3000:]}")
+        run(mpirun, lmp, "in.single", work)
+        for t in range(4):
+            temp, mean_t, err_t = tempered[t]
+            values = single_run_energies(os.path.join(work, f"log.lammps.{t}"))
+            mean_s, err_s = blocks(values)
+            z = (mean_t - mean_s) / math.sqrt(err_t ** 2 + err_s ** 2)
+            ok = abs(z) < 4.0
+            failed |= not ok
+            print(f"T* = {temp}: tempering {mean_t / 108:.5f} +- {err_t / 108:.5f}, single {mean_s / 108:.5f} +- "
+                  f"{err_s / 108:.5f} per atom ({len(values)} samples), z = {z:+.2f} {'ok' if ok else 'FAIL'}")
+        for t, r in enumerate(rates):
+            ok = 0.02 < r < 0.98
+            failed |= not ok
+            print(f"exchanges T[{t}] <-> T[{t + 1}]: acceptance {r:.3f} {'ok' if ok else 'FAIL'}")
+    sys.exit(1 if failed else 0)
+
+
+if __name__ == "__main__":
+    main()
