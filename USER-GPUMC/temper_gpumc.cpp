@@ -42,7 +42,7 @@ void TemperGpumc::command(int narg, char **arg)
 
   const bigint nsteps = utils::bnumeric(FLERR, arg[0], false, lmp);
   const int nevery = utils::inumeric(FLERR, arg[1], false, lmp);
-  const double temp = utils::numeric(FLERR, arg[2], false, lmp);
+  double temp = utils::numeric(FLERR, arg[2], false, lmp);    // (not const: LAMMPS's MPI stubs take void *)
   if (nevery <= 0 || nsteps < 0) error->universe_all(FLERR, "temper/gpumc: N must be >= 0 and M > 0");
   if (nsteps % nevery) error->universe_all(FLERR, "temper/gpumc: N must be a multiple of M");
   if (temp <= 0.0) error->universe_all(FLERR, "temper/gpumc: the temperature must be > 0");
