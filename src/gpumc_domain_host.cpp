@@ -69,12 +69,19 @@ void DomainCheckerboard::build(const DomainBlock &block, int nowned, int nall, c
   });
   start_.assign(ncells + 1, 0);
   owned_count_.assign(ncells, 0);
-  entries_.resize(order.size());
-  for (size_t k = 0; k < order.size(); k++) {
+  const size_t n = order.size();
+  entries_.resize(n);
+  xs_.resize(n);
+  ys_.resize(n);
+  zs_.resize(n);
+  ts_.resize(n);
+  for (size_t k = 0; k < n; k++) {
     const int i = order[k];
     Entry &e = entries_[k];
-    for (int d = 0; d < 3; d++) e.x[d] = x[i][d];
-    e.type = type[i];
+    xs_[k] = x[i][0];
+    ys_[k] = x[i][1];
+    zs_[k] = x[i][2];
+    ts_[k] = type[i];
     e.local = i;
     e.tag = tag[i];
     e.owned = i < nowned;
@@ -87,33 +94,49 @@ void DomainCheckerboard::build(const DomainBlock &block, int nowned, int nall, c
 
 void DomainCheckerboard::refresh_ghosts(const double *const *x)
 {
-  for (Entry &e : entries_)
-    if (!e.owned)
-      for (int d = 0; d < 3; d++) e.x[d] = x[e.local][d];
+  for (size_t k = 0; k < entries_.size(); k++)
+    if (!entries_[k].owned) {
+      const int i = entries_[k].local;
+      xs_[k] = x[i][0];
+      ys_[k] = x[i][1];
+      zs_[k] = x[i][2];
+    }
 }
 
+// Candidates within range are collected without branches (whether one is in range is
+// unpredictable), then their pair energies summed in entry order.
 void DomainCheckerboard::energies_at(int skip, int itype, const int l[3], const double p[3], const double q[3],
                                      double &ep, double &eq) const
 {
   const PairCoeff *row = table_->terms(itype, 0);
   const int nterms = table_->nterms;
   const double cutsq = row_cutsq_[itype];
-  double sum_p = 0.0, sum_q = 0.0;
+  const double skip_x = xs_[skip];
+  xs_[skip] = INFINITY;
+  int np = 0, nq = 0;
   for (int w = 0; w < 27; w++) {
     int off[3], n[3];
     neighbour_offset(w, off);
     for (int d = 0; d < 3; d++) n[d] = l[d] + off[d];
     const int c = local_cell(n);
-    for (int k = start_[c]; k < start_[c + 1]; k++) {
-      if (k == skip) continue;
-      const Entry &e = entries_[k];
-      const double px = p[0] - e.x[0], py = p[1] - e.x[1], pz = p[2] - e.x[2];
-      const double qx = q[0] - e.x[0], qy = q[1] - e.x[1], qz = q[2] - e.x[2];
+    const int b = start_[c], e = start_[c + 1];
+    if ((size_t) (np + e - b) > near_p_.size()) near_p_.resize(2 * (np + e - b));
+    if ((size_t) (nq + e - b) > near_q_.size()) near_q_.resize(2 * (nq + e - b));
+    Candidate *cp = near_p_.data(), *cq = near_q_.data();
+    for (int k = b; k < e; k++) {
+      const double px = p[0] - xs_[k], py = p[1] - ys_[k], pz = p[2] - zs_[k];
+      const double qx = q[0] - xs_[k], qy = q[1] - ys_[k], qz = q[2] - zs_[k];
       const double rp = px * px + py * py + pz * pz, rq = qx * qx + qy * qy + qz * qz;
-      if (rp < cutsq) sum_p += pair_energy(row + e.type * nterms, nterms, rp);
-      if (rq < cutsq) sum_q += pair_energy(row + e.type * nterms, nterms, rq);
+      cp[np] = Candidate{rp, ts_[k]};
+      np += rp < cutsq;
+      cq[nq] = Candidate{rq, ts_[k]};
+      nq += rq < cutsq;
     }
   }
+  xs_[skip] = skip_x;
+  double sum_p = 0.0, sum_q = 0.0;
+  for (int m = 0; m < np; m++) sum_p += pair_energy(row + near_p_[m].type * nterms, nterms, near_p_[m].rsq);
+  for (int m = 0; m < nq; m++) sum_q += pair_energy(row + near_q_[m].type * nterms, nterms, near_q_[m].rsq);
   ep = sum_p;
   eq = sum_q;
 }
@@ -144,21 +167,25 @@ MoveCounts DomainCheckerboard::colour(int colour, const CounterRNG &rng, uint64_
         std::sort(order.begin(), order.end(),
                   [&](int a, int b) { return cell_trial_before(trials[a].key, a, trials[b].key, b); });
         for (const int s : order) {
-          Entry &e = entries_[first + s];
-          if (!e.mobile) continue;    // not a trial: the atom is not in the group
+          const int k = first + s;
+          if (!entries_[k].mobile) continue;    // not a trial: the atom is not in the group
           counts.trials++;
+          const double now[3] = {xs_[k], ys_[k], zs_[k]};
           double trial[3];
           bool stays = true;
           for (int d = 0; d < 3; d++) {
-            trial[d] = e.x[d] + trials[s].disp[d];
+            trial[d] = now[d] + trials[s].disp[d];
             stays = stays && global_cell(g, d, trial[d]) == c[d];
           }
           if (!stays) continue;    // leaves the cell: rejected
           double e_trial, e_now;
-          energies_at(first + s, e.type, l, trial, e.x, e_trial, e_now);
+          energies_at(k, ts_[k], l, trial, now, e_trial, e_now);
           const double change = e_trial - e_now;
           if (metropolis_accept(-beta * change, cell_acceptance_uniform(rng, sweep, cell, s))) {
-            for (int d = 0; d < 3; d++) e.x[d] = x[e.local][d] = trial[d];
+            xs_[k] = trial[0];
+            ys_[k] = trial[1];
+            zs_[k] = trial[2];
+            for (int d = 0; d < 3; d++) x[entries_[k].local][d] = trial[d];
             dU += change;
             counts.accepted++;
           }
@@ -170,26 +197,24 @@ MoveCounts DomainCheckerboard::colour(int colour, const CounterRNG &rng, uint64_
 double DomainCheckerboard::owned_pair_energy() const
 {
   double sum = 0.0;
+  const int nterms = table_->nterms;
   int l[3];
   for (l[2] = 1; l[2] <= block_.count[2]; l[2]++)
     for (l[1] = 1; l[1] <= block_.count[1]; l[1]++)
       for (l[0] = 1; l[0] <= block_.count[0]; l[0]++) {
         const int local = local_cell(l);
         for (int i = start_[local]; i < start_[local] + owned_count_[local]; i++) {
-          const Entry &a = entries_[i];
-          const PairCoeff *row = table_->terms(a.type, 0);
-          const int nterms = table_->nterms;
+          const PairCoeff *row = table_->terms(ts_[i], 0);
           for (int w = 0; w < 27; w++) {
             int off[3], n[3];
             neighbour_offset(w, off);
             for (int d = 0; d < 3; d++) n[d] = l[d] + off[d];
             const int c = local_cell(n);
             for (int k = start_[c]; k < start_[c + 1]; k++) {
-              const Entry &b = entries_[k];
-              if (b.tag <= a.tag) continue;
-              const double dx = a.x[0] - b.x[0], dy = a.x[1] - b.x[1], dz = a.x[2] - b.x[2];
+              if (entries_[k].tag <= entries_[i].tag) continue;
+              const double dx = xs_[i] - xs_[k], dy = ys_[i] - ys_[k], dz = zs_[i] - zs_[k];
               const double rsq = dx * dx + dy * dy + dz * dz;
-              if (rsq < row_cutsq_[a.type]) sum += pair_energy(row + b.type * nterms, nterms, rsq);
+              if (rsq < row_cutsq_[ts_[i]]) sum += pair_energy(row + ts_[k] * nterms, nterms, rsq);
             }
           }
         }

@@ -52,11 +52,16 @@ class DomainCheckerboard {
   double owned_pair_energy() const;
 
  private:
+  // the atoms sorted by cell (owned ones first, by ID), as structure-of-arrays coordinates
+  // (x mutable: an evaluation parks the atom it skips out of range) and per-entry records
   struct Entry {
-    double x[3];
-    int type, local;
+    int local;
     int64_t tag;
     bool owned, mobile;
+  };
+  struct Candidate {
+    double rsq;
+    int type;
   };
   const PairTable *table_;
   std::vector<double> row_cutsq_;
@@ -65,6 +70,10 @@ class DomainCheckerboard {
   std::vector<int> start_;            // entries of local cell c: start_[c] .. start_[c+1]-1
   std::vector<int> owned_count_;      // owned entries of each cell (they come first, by ID)
   std::vector<Entry> entries_;
+  mutable std::vector<double> xs_;
+  std::vector<double> ys_, zs_;
+  std::vector<int> ts_;
+  mutable std::vector<Candidate> near_p_, near_q_;    // scratch of energies_at
 
   int local_cell(const int l[3]) const { return (l[2] * ext_[1] + l[1]) * ext_[0] + l[0]; }
   // Pair energies of an atom of type itype at p and at q with the entries of the 27 cells around
