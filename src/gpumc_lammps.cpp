@@ -10,7 +10,9 @@
 #include "domain.h"
 #include "error.h"
 #include "force.h"
+#include "fix.h"
 #include "kspace.h"
+#include "modify.h"
 #include "neighbor.h"
 #include "utils.h"
 
@@ -39,6 +41,11 @@ void GPUMC::check_system(LAMMPS *lmp, const std::string &who)
     error->all(FLERR, "{} requires a box periodic in x, y and z", who);
   if (lmp->atom->natoms > (bigint) INT32_MAX / 2) error->all(FLERR, "{} supports at most 2^30 atoms", who);
   if (lmp->atom->tag_enable == 0) error->all(FLERR, "{} requires atom IDs", who);
+  // GPUMC reads the interactions and charges once per run; fix adapt changes them within one
+  for (const Fix *fix : lmp->modify->get_fix_list())
+    if (utils::strmatch(fix->style, "^adapt"))
+      error->all(FLERR, "{} does not support fix {} (it changes pair coefficients, the k-space scale or charges "
+                 "during a run, which GPUMC reads once per run); change them between runs instead", who, fix->style);
   // Neighbor::exclude itself is only set in Neighbor::init(), after the fixes' init()
   const Neighbor *nb = lmp->neighbor;
   if (nb->nex_type || nb->nex_group || nb->nex_mol)

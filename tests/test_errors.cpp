@@ -42,6 +42,8 @@ std::vector<BadInput> bad_inputs()
       {"unknown_keyword", lj, "fix mc all gpumc/nvt 1 1.0 5 bogus 1", "unknown keyword bogus"},
       {"keyword_without_value", lj, "fix mc all gpumc/nvt 1 1.0 5 every", "missing argument"},
       {"every", lj, "fix mc all gpumc/nvt 1 1.0 5 every 0", "every must be > 0"},
+      {"fix_adapt", lj, "variable e equal 1.0\nfix ad all adapt 1 pair lj/cut epsilon 1 1 v_e\n"
+       "fix mc all gpumc/nvt 1 1.0 5\nrun 1", "does not support fix adapt"},
       {"temper_one_partition", lj, "fix mc all gpumc/nvt 1 1.0 5\ntemper/gpumc 10 2 1.0 mc 0 7",
        "temper/gpumc needs more than one processor partition"},
       {"displace", lj, "fix mc all gpumc/nvt 1 1.0 5 displace -0.1", "displace must be > 0"},
