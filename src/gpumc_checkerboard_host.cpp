@@ -3,9 +3,23 @@
 
 #include "gpumc_system_host.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace gpumc {
+
+void cell_trials_in_order(const CounterRNG &rng, uint64_t sweep, int cell, int natoms, double dmax,
+                          std::vector<CellTrial> &trials, std::vector<int> &order)
+{
+  trials.resize(natoms);
+  order.resize(natoms);
+  for (int s = 0; s < natoms; s++) {
+    trials[s] = cell_trial(rng, sweep, cell, s, dmax);
+    order[s] = s;
+  }
+  std::sort(order.begin(), order.end(),
+            [&](int a, int b) { return cell_trial_before(trials[a].key, a, trials[b].key, b); });
+}
 
 MoveCounts checkerboard_sweep(HostSystem &sys, const std::vector<char> &mobile, double beta, double dmax,
                               const CounterRNG &rng, uint64_t sweep, double &energy)
@@ -36,15 +50,9 @@ MoveCounts checkerboard_sweep(HostSystem &sys, const std::vector<char> &mobile, 
       int c[3];
       const int cell = checker_active_cell(g, colour, a, c);
       const int natoms_in_cell = start[cell + 1] - start[cell];
-      // every atom of the cell once, in the order of the trials' keys
-      std::vector<CellTrial> trials(natoms_in_cell);
-      std::vector<int> order(natoms_in_cell);
-      for (int s = 0; s < natoms_in_cell; s++) {
-        trials[s] = cell_trial(rng, sweep, cell, s, dmax);
-        order[s] = s;
-      }
-      std::sort(order.begin(), order.end(),
-                [&](int a, int b) { return cell_trial_before(trials[a].key, a, trials[b].key, b); });
+      std::vector<CellTrial> trials;
+      std::vector<int> order;
+      cell_trials_in_order(rng, sweep, cell, natoms_in_cell, dmax, trials, order);
       for (const int s : order) {
         const int i = atoms[start[cell] + s];
         if (!mobile[i]) continue;    // not a trial: the atom is not in the group

@@ -157,15 +157,7 @@ MoveCounts DomainCheckerboard::colour(int colour, const CounterRNG &rng, uint64_
         if (checker_colour(c) != colour) continue;
         const int cell = (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
         const int local = local_cell(l), first = start_[local], natoms = owned_count_[local];
-        // every atom of the cell once, in the order of the trials' keys (as checkerboard_sweep)
-        trials.resize(natoms);
-        order.resize(natoms);
-        for (int s = 0; s < natoms; s++) {
-          trials[s] = cell_trial(rng, sweep, cell, s, dmax);
-          order[s] = s;
-        }
-        std::sort(order.begin(), order.end(),
-                  [&](int a, int b) { return cell_trial_before(trials[a].key, a, trials[b].key, b); });
+        cell_trials_in_order(rng, sweep, cell, natoms, dmax, trials, order);
         for (const int s : order) {
           const int k = first + s;
           if (!entries_[k].mobile) continue;    // not a trial: the atom is not in the group

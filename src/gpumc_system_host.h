@@ -165,6 +165,11 @@ MoveCounts translation_moves(HostSystem &sys, const std::vector<int> &mobile, do
                              double dmax, const CounterRNG &rng, uint64_t first_move,
                              uint64_t nmoves, double &energy);
 
+// The trials of a cell of natoms atoms in sweep `sweep` (gpumc_checkerboard.h: every atom once, in
+// the order of the trials' keys): trials[s] is slot s's, order the slots in the order tried.
+void cell_trials_in_order(const CounterRNG &rng, uint64_t sweep, int cell, int natoms, double dmax,
+                          std::vector<CellTrial> &trials, std::vector<int> &order);
+
 // One checkerboard sweep numbered `sweep` (gpumc_checkerboard.h) of the atoms i with mobile[i]
 // set, the cells run one after another; energy is updated by the accepted dU. The reference for
 // the parallel device kernel, which makes the same proposals. Throws std::runtime_error when the
