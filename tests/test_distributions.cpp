@@ -94,7 +94,9 @@ TEST_P(ByAlgorithm, TwoParticlePairDistance)
     LammpsSession s;
     s.cmd(fmt::format("units lj\natom_style {2}\natom_modify map array\nregion box block 0 {0} 0 {0} 0 {0}\n"
                       "create_box 1 box\ncreate_atoms 1 single 1.0 1.0 1.0\ncreate_atoms 1 single 2.3 1.0 1.0\n"
-                      "mass 1 1.0\n{1}",
+                      "mass 1 1.0\n{1}"
+                      // on several MPI ranks (tests/CMakeLists.txt) the ghosts must cover a cell, 3 wide
+                      "comm_modify cutoff 3.1\n",
                       L, c.pair, c.charge != 0.0 ? "charge" : "atomic"));
     if (c.charge != 0.0) s.cmd(fmt::format("set type 1 charge {}", c.charge));
     s.cmd(fmt::format("fix mc all gpumc/nvt 25 {} 2024 tune 2000 algorithm {}\n"
