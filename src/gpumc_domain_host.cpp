@@ -113,11 +113,25 @@ void DomainCheckerboard::energies_at(int skip, int itype, const int l[3], const 
   const double cutsq = row_cutsq_[itype];
   const double skip_x = xs_[skip];
   xs_[skip] = INFINITY;
+  // a neighbour cell farther than the cutoff from both positions holds no candidate: skipped, it
+  // leaves the sums as they are (a margin covers atoms a round-off outside their cell)
+  const CheckerGrid &g = block_.grid;
+  const double reach_sq = cutsq * (1.0 + 1e-9);
   int np = 0, nq = 0;
   for (int w = 0; w < 27; w++) {
     int off[3], n[3];
     neighbour_offset(w, off);
-    for (int d = 0; d < 3; d++) n[d] = l[d] + off[d];
+    double gap_p = 0.0, gap_q = 0.0;
+    for (int d = 0; d < 3; d++) {
+      n[d] = l[d] + off[d];
+      if (off[d] != 0) {
+        const double wall = g.origin[d] + (block_.first[d] + l[d] - 1 + (off[d] > 0)) * g.w[d];
+        const double dp = off[d] > 0 ? wall - p[d] : p[d] - wall, dq = off[d] > 0 ? wall - q[d] : q[d] - wall;
+        if (dp > 0.0) gap_p += dp * dp;
+        if (dq > 0.0) gap_q += dq * dq;
+      }
+    }
+    if (gap_p > reach_sq && gap_q > reach_sq) continue;
     const int c = local_cell(n);
     const int b = start_[c], e = start_[c + 1];
     if ((size_t) (np + e - b) > near_p_.size()) near_p_.resize(2 * (np + e - b));
