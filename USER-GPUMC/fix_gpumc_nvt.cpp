@@ -204,6 +204,11 @@ void FixGpumcNVT::init()
   if (algorithm == ALGORITHM_SEQUENTIAL)
     GPUMC::check_one_process(lmp, who + " with algorithm sequential",
                              " (one chain of moves, one after another); algorithm checkerboard runs on several");
+  // the decomposed sweeps move atoms on the host and call LAMMPS's Comm themselves, which with
+  // the KOKKOS package enabled is CommKokkos, working on the device's copies
+  if (lmp->kokkos && !kokkosable)
+    GPUMC::check_one_process(lmp, who + " with the KOKKOS package enabled (-k on)",
+                             "; without -k on the host style runs on several");
   table = std::make_unique<gpumc::PairTable>(GPUMC::pair_table(lmp, who));
   const gpumc::Box box = GPUMC::box(lmp);
   for (int d = 0; d < 3; d++)

@@ -42,6 +42,9 @@ class FixGpumcNVT : public Fix {
   int modify_param(int, char **) override;
   // a new temperature (temper/gpumc's exchanges)
   void reset_target(double) override;
+  int chain_seed() const { return seed; }
+  // whether the displacement still adapts during the next run (tune yes) or after `step`
+  bool tunes_after(bigint step) const { return tune_until < 0 || tune_until > step; }
 
  protected:
   FixGpumcNVT(class LAMMPS *, int, char **, bool with_volume_moves);

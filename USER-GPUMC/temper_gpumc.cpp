@@ -53,6 +53,10 @@ void TemperGpumc::command(int narg, char **arg)
   if (utils::strmatch(fix->style, "^gpumc/npt"))
     error->universe_all(FLERR, "temper/gpumc: fix gpumc/npt is not supported (the exchange test would need the "
                                "volumes and pressures); use fix gpumc/nvt");
+  if (fix->tunes_after(update->ntimestep))
+    error->universe_all(FLERR, fmt::format("temper/gpumc: fix {} would tune its displacement during tempering (a "
+                                           "step size that adapts breaks balance); tune before, then fix_modify {} "
+                                           "tune no", fix->id, fix->id));
   const int seed_swap = utils::inumeric(FLERR, arg[4], false, lmp);
   const int seed_boltz = utils::inumeric(FLERR, arg[5], false, lmp);
   if (seed_swap < 0 || seed_boltz <= 0)
@@ -68,16 +72,22 @@ void TemperGpumc::command(int narg, char **arg)
   set_temp.assign(nworlds, 0.0);
   world2temp.assign(nworlds, 0);
   temp2world.assign(nworlds, 0);
-  world2root.assign(nworlds, 0);
+  std::vector<int> seeds(nworlds, 0);
+  int my_seed = fix->chain_seed();
   if (me == 0) {
-    MPI_Allgather(&me_universe, 1, MPI_INT, world2root.data(), 1, MPI_INT, roots);
     MPI_Allgather(&temp, 1, MPI_DOUBLE, set_temp.data(), 1, MPI_DOUBLE, roots);
+    MPI_Allgather(&my_seed, 1, MPI_INT, seeds.data(), 1, MPI_INT, roots);
     MPI_Allgather(&my_set_temp, 1, MPI_INT, world2temp.data(), 1, MPI_INT, roots);
     for (int w = 0; w < nworlds; w++) temp2world[world2temp[w]] = w;
   }
   MPI_Bcast(set_temp.data(), nworlds, MPI_DOUBLE, 0, world);
   MPI_Bcast(temp2world.data(), nworlds, MPI_INT, 0, world);
   MPI_Bcast(world2temp.data(), nworlds, MPI_INT, 0, world);
+  MPI_Bcast(seeds.data(), nworlds, MPI_INT, 0, world);
+  std::sort(seeds.begin(), seeds.end());
+  if (std::adjacent_find(seeds.begin(), seeds.end()) != seeds.end())
+    error->universe_all(FLERR, "temper/gpumc: the replicas' fixes must have different seeds (with one seed they "
+                               "make the same proposals and draw the same numbers); use a world-style variable");
   for (int t = 1; t < nworlds; t++)
     if (!(set_temp[t] > set_temp[t - 1]))
       error->universe_all(FLERR, "temper/gpumc: the temperatures must rise with the partition (or index) order");
@@ -130,14 +140,16 @@ void TemperGpumc::command(int narg, char **arg)
       MPI_Allgather(&pe, 1, MPI_DOUBLE, pe_of_world.data(), 1, MPI_DOUBLE, roots);
       if (me_universe == 0)
         for (int w = 0; w < nworlds; w++) energies[world2temp[w]].push_back(pe_of_world[w]);
-      const int which = seed_swap ? (int) (pairing.bits(iswap, 0)[0] & 1) : (int) (iswap % 2);
+      // numbered by the attempt's timestep, so that a continued run draws new numbers
+      const uint64_t step = (uint64_t) update->ntimestep;
+      const int which = seed_swap ? (int) (pairing.bits(step, 0)[0] & 1) : (int) ((step / nevery) % 2);
       for (int t = which; t + 1 < nworlds; t += 2) {
         const int wa = temp2world[t], wb = temp2world[t + 1];
         const double log_ratio = gpumc::replica_swap_log_ratio(1.0 / (boltz * set_temp[t]),
                                                                1.0 / (boltz * set_temp[t + 1]), pe_of_world[wa],
                                                                pe_of_world[wb]);
         attempts[t]++;
-        if (gpumc::metropolis_accept(log_ratio, gpumc::uniform01(rng.bits(iswap, t, 1)[0]))) {
+        if (gpumc::metropolis_accept(log_ratio, gpumc::uniform01(rng.bits(step, t, 1)[0]))) {
           accepts[t]++;
           world2temp[wa] = t + 1;
           world2temp[wb] = t;

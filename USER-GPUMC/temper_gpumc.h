@@ -27,7 +27,7 @@ class TemperGpumc : public Command {
   int me = 0, me_universe = 0, nworlds = 1;
   MPI_Comm roots = MPI_COMM_NULL;    // the root process of each world
   std::vector<double> set_temp;      // the ladder, by temperature index
-  std::vector<int> world2temp, temp2world, world2root;
+  std::vector<int> world2temp, temp2world;
   int my_set_temp = 0;
 
   void print_status();

@@ -120,7 +120,9 @@ void GPUMC::DomainSweeps::build_engine(gpumc::CheckerGrid g)
     // every atom of the cells next to the subdomain must be a ghost: they can move anywhere in them
     if (comm->cutghost[d] < g.w[d])
       lmp_->error->all(FLERR, "{}: the ghost cutoff {} is shorter than the checkerboard's cells ({} wide); set it "
-                       "with comm_modify cutoff {}", who_, comm->cutghost[d], g.w[d], g.w[d] * (1.0 + 1e-6));
+                       "with comm_modify cutoff {} (twice the largest pair cutoff, {}, covers the cells of any box, "
+                       "as volume moves need)", who_, comm->cutghost[d], g.w[d], g.w[d] * (1.0 + 1e-6),
+                       2.0 * table_.cut_max);
   }
   const int nlocal = atom->nlocal, nall = atom->nlocal + atom->nghost;
   tag_.resize(nall);
@@ -134,8 +136,11 @@ void GPUMC::DomainSweeps::build_engine(gpumc::CheckerGrid g)
 
 void GPUMC::DomainSweeps::refresh_borders()
 {
+  Atom *atom = lmp_->atom;
   lmp_->comm->setup();
-  lmp_->atom->nghost = 0;
+  // the old ghosts' map entries go with them, as Comm::exchange clears them
+  if (atom->map_style != Atom::MAP_NONE) atom->map_clear();
+  atom->nghost = 0;
   lmp_->comm->borders();
 }
 
@@ -157,22 +162,28 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
   const int nlocal = atom->nlocal;
   std::vector<double> saved_x(3 * (size_t) nlocal);
   std::vector<imageint> saved_image(atom->image, atom->image + nlocal);
+  double saved_lo[3], saved_hi[3];
+  for (int d = 0; d < 3; d++) {
+    saved_lo[d] = domain->boxlo[d];
+    saved_hi[d] = domain->boxhi[d];
+  }
   for (int i = 0; i < nlocal; i++)
     for (int d = 0; d < 3; d++) saved_x[3 * i + d] = atom->x[i][d];
-  auto set_box = [&](const double lo[3], const double l[3]) {
+  auto set_box = [&](const double lo[3], const double hi[3]) {
     for (int d = 0; d < 3; d++) {
       domain->boxlo[d] = lo[d];
-      domain->boxhi[d] = lo[d] + l[d];
+      domain->boxhi[d] = hi[d];
     }
     domain->set_global_box();
     domain->set_local_box();
   };
-  double lo[3], scale[3];
+  double lo[3], hi[3], scale[3];
   for (int d = 0; d < 3; d++) {
     lo[d] = old.lo[d] + 0.5 * old.len[d] - 0.5 * len[d];
+    hi[d] = lo[d] + len[d];
     scale[d] = len[d] / old.len[d];
   }
-  set_box(lo, len);
+  set_box(lo, hi);
   // each subdomain scales with the box, so every atom stays with its rank (up to round-off at a
   // wall, which the engine allows for and LAMMPS's next exchange settles)
   for (int i = 0; i < nlocal; i++) {
@@ -192,7 +203,7 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
   if (accept) {
     energy = e_new;
   } else {
-    set_box(old.lo, old.len);
+    set_box(saved_lo, saved_hi);    // exactly the old box
     for (int i = 0; i < nlocal; i++) {
       for (int d = 0; d < 3; d++) atom->x[i][d] = saved_x[3 * i + d];
       atom->image[i] = saved_image[i];

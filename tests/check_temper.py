@@ -4,9 +4,11 @@
 Runs tests/temper/in.temper (parallel tempering of four LJ replicas, T* = 1.0 ... 1.331, an
 exchange try every 2 timesteps of 5 sweeps) and tests/temper/in.single (the same four temperatures,
 no exchanges), each as `mpirun -np 4 lmp -partition 4x1`. Checks that every neighbouring pair
-exchanged (acceptance between 2 % and 98 %) and that each temperature's mean energy under
-tempering agrees with its single-temperature run within 4 combined standard errors (blocks of
-samples 10 timesteps apart). Usage: check_temper.py <mpirun and its options> <lmp> <tests/temper>
+exchanged (acceptance between 2 % and 98 %), that the status lines are permutations of the
+temperatures, that each temperature's mean energy under tempering agrees with its single-
+temperature run (seeds of its own) within 4 combined standard errors (blocks of samples 10
+timesteps apart), and that replicas sharing a seed or tuning during tempering stop with errors.
+Usage: check_temper.py <mpirun and its options> <lmp> <tests/temper>
 """
 
 import math
@@ -63,6 +65,11 @@ def main():
         rates = [float(x) for x in re.findall(r"exchanges T\[\d+\] <-> T\[\d+\]: \d+ of \d+ accepted \((\S+)\)", out)]
         if len(tempered) != 4 or len(rates) != 3:
             sys.exit(f"temper/gpumc printed no summary:\n{out[-3000:]}")
+        # the status lines (step, then each partition's temperature index) are permutations of 0..3
+        status = re.findall(r"^\d+ (\d+) (\d+) (\d+) (\d+)$", out.split("Step T0 T1 T2 T3")[1], re.M)
+        perms = all(sorted(map(int, line)) == [0, 1, 2, 3] for line in status)
+        failed |= not perms or len(status) != NSTEPS // 2 + 1
+        print(f"{len(status)} status lines, each a permutation of the temperatures: {'ok' if perms else 'FAIL'}")
         run(mpirun, lmp, "in.single", work)
         for t in range(4):
             temp, mean_t, err_t = tempered[t]
@@ -77,6 +84,17 @@ def main():
             ok = 0.02 < r < 0.98
             failed |= not ok
             print(f"exchanges T[{t}] <-> T[{t + 1}]: acceptance {r:.3f} {'ok' if ok else 'FAIL'}")
+        # (after the logs above were read) replicas with one seed, and tuning during tempering, stop with their errors
+        for name, fix, expected in (("same_seed", "fix mc all gpumc/nvt 1 ${T} 7 tune no", "must have different seeds"),
+                                    ("tuning", "fix mc all gpumc/nvt 1 ${T} ${s}", "would tune its displacement")):
+            with open(os.path.join(work, "in." + name), "w") as f:
+                f.write("include lj.setup\nvariable T world 1.0 1.1 1.21 1.331\nvariable s world 1 2 3 4\n"
+                        f"{fix}\ntemper/gpumc 10 2 ${{T}} mc 0 1\n")
+            res = subprocess.run([*mpirun.split(), "-np", "4", lmp, "-partition", "4x1", "-in", "in." + name, "-nocite"],
+                                 cwd=work, capture_output=True, text=True)
+            ok = res.returncode != 0 and expected in res.stdout + res.stderr
+            failed |= not ok
+            print(f"{name}: {'stops with its error' if ok else 'FAIL: ' + (res.stdout + res.stderr)[-500:]}")
     sys.exit(1 if failed else 0)
 
 
