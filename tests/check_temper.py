@@ -8,6 +8,8 @@ exchanged (acceptance between 2 % and 98 %), that the status lines are permutati
 temperatures, that each temperature's mean energy under tempering agrees with its single-
 temperature run (seeds of its own) within 4 combined standard errors (blocks of samples 10
 timesteps apart), and that replicas sharing a seed or tuning during tempering stop with errors.
+tests/temper/in.temper2 runs two replicas (T* = 1.0, 1.1) of two processes each (`-partition 2x2`,
+checkerboard sweeps): their energies too must agree with the single-temperature runs.
 Usage: check_temper.py <mpirun and its options> <lmp> <tests/temper>
 """
 
@@ -23,8 +25,8 @@ NSTEPS = 4000
 NBLOCKS = 20
 
 
-def run(mpirun, lmp, deck, workdir):
-    cmd = [*mpirun.split(), "-np", "4", lmp, "-partition", "4x1", "-in", deck, "-var", "nsteps", str(NSTEPS),
+def run(mpirun, lmp, deck, workdir, partition="4x1"):
+    cmd = [*mpirun.split(), "-np", "4", lmp, "-partition", partition, "-in", deck, "-var", "nsteps", str(NSTEPS),
            "-nocite"]
     res = subprocess.run(cmd, cwd=workdir, capture_output=True, text=True)
     if res.returncode != 0:
@@ -71,10 +73,12 @@ def main():
         failed |= not perms or len(status) != NSTEPS // 2 + 1
         print(f"{len(status)} status lines, each a permutation of the temperatures: {'ok' if perms else 'FAIL'}")
         run(mpirun, lmp, "in.single", work)
+        single = {}
         for t in range(4):
             temp, mean_t, err_t = tempered[t]
             values = single_run_energies(os.path.join(work, f"log.lammps.{t}"))
             mean_s, err_s = blocks(values)
+            single[t] = (mean_s, err_s)
             z = (mean_t - mean_s) / math.sqrt(err_t ** 2 + err_s ** 2)
             ok = abs(z) < 4.0
             failed |= not ok
@@ -84,6 +88,24 @@ def main():
             ok = 0.02 < r < 0.98
             failed |= not ok
             print(f"exchanges T[{t}] <-> T[{t + 1}]: acceptance {r:.3f} {'ok' if ok else 'FAIL'}")
+        # two replicas of two processes each (checkerboard sweeps over the decomposition): their
+        # energies against the same single-temperature runs
+        out2 = run(mpirun, lmp, "in.temper2", work, "2x2")
+        pairs = re.findall(r"temper/gpumc: T\[(\d+)\] = (\S+): energy (\S+) \+- (\S+)", out2)
+        rate2 = re.findall(r"exchanges T\[0\] <-> T\[1\]: \d+ of \d+ accepted \((\S+)\)", out2)
+        if len(pairs) != 2 or len(rate2) != 1:
+            sys.exit(f"temper/gpumc on 2x2 printed no summary:\n{out2[-3000:]}")
+        for t, temp, mean, err in pairs:
+            t, mean, err = int(t), float(mean), float(err)
+            mean_s, err_s = single[t]
+            z = (mean - mean_s) / math.sqrt(err ** 2 + err_s ** 2)
+            ok = abs(z) < 4.0
+            failed |= not ok
+            print(f"2x2, T* = {temp}: tempering {mean / 108:.5f} +- {err / 108:.5f}, single {mean_s / 108:.5f}, "
+                  f"z = {z:+.2f} {'ok' if ok else 'FAIL'}")
+        ok = 0.02 < float(rate2[0]) < 0.98
+        failed |= not ok
+        print(f"2x2 exchanges: acceptance {float(rate2[0]):.3f} {'ok' if ok else 'FAIL'}")
         # (after the logs above were read) replicas with one seed, and tuning during tempering, stop with their errors
         for name, fix, expected in (("same_seed", "fix mc all gpumc/nvt 1 ${T} 7 tune no", "must have different seeds"),
                                     ("tuning", "fix mc all gpumc/nvt 1 ${T} ${s}", "would tune its displacement")):
