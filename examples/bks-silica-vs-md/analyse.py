@@ -86,27 +86,12 @@ def block(x, nb=NB):
     return st.block_average(list(x), nb)
 
 
-def tau_int(x, c=6.0):
-    """Integrated autocorrelation time in samples, Sokal's window (as ../sio2-vs-md/analyse.py)."""
-    x = np.asarray(x, float) - np.mean(x)
-    n = len(x)
-    f = np.fft.rfft(x, 2 * n)
-    acf = np.fft.irfft(f * np.conj(f))[:n] / np.arange(n, 0, -1)
-    rho = acf / acf[0]
-    tau = 0.5
-    for w in range(1, n):
-        tau += rho[w]
-        if w >= c * tau:
-            return tau, w
-    return tau, n - 1
-
-
 def stat(x):
     """(mean, SE) with SE the larger of the 10-block SE and the SE from the integrated autocorrelation
     time, std * sqrt(2 tau_int / n): blocks shorter than 2 tau_int underestimate the error."""
     m, se_b = block(x)
     x = np.asarray(x, float)
-    se_t = float(np.std(x, ddof=1) * math.sqrt(2 * tau_int(x)[0] / len(x)))
+    se_t = float(np.std(x, ddof=1) * math.sqrt(2 * st.tau_int(x)[0] / len(x)))
     return m, max(se_b, se_t)
 
 
@@ -122,10 +107,6 @@ def rdf_blocks(a, nb=NB):
     a = a[len(a) - n * nb:]
     bm = np.array([a[i * n:(i + 1) * n].mean(0) for i in range(nb)])
     return bm.mean(0), bm.std(0, ddof=1) / math.sqrt(nb), n
-
-
-def fmt(m, se, p=4):
-    return f"{m:.{p}f} +- {se:.{p}f}"
 
 
 def main():
@@ -165,7 +146,7 @@ def main():
         length = (r.rows[-1][0] - r.rows[0][0]) * r.unit_per_step
         pe = r.pe_per_atom()
         vol = r.column("Volume")
-        tpe, tv = tau_int(pe)[0] * dt, tau_int(vol)[0] * dt
+        tpe, tv = st.tau_int(pe)[0] * dt, st.tau_int(vol)[0] * dt
         blk = len(pe) // NB * dt
         wall = sum(x["loop"] for x in st.read_runs(r.path) if x["loop"] is not None and x["steps"])
         say(f"{SHORT[k]:10s} {length:9.4g} {r.time_unit:6s} {len(pe):8d} {tpe:9.4g} {r.time_unit:6s} "
@@ -178,8 +159,8 @@ def main():
     say(f"{'run':10s} {'PE/atom (eV)':>24s} {'rho (atoms/A^3)':>26s} {'density (g/cm^3)':>22s} {'P (kbar)':>18s}")
     for k in vals:
         v = vals[k]
-        say(f"{SHORT[k]:10s} {fmt(*v['pe'], 5):>24s} {fmt(*v['rho'], 6):>26s} {fmt(*v['dens'], 4):>22s} "
-            f"{fmt(*v['p'], 2):>18s}")
+        say(f"{SHORT[k]:10s} {st.fmt(*v['pe'], 5):>24s} {st.fmt(*v['rho'], 6):>26s} {st.fmt(*v['dens'], 4):>22s} "
+            f"{st.fmt(*v['p'], 2):>18s}")
     say("")
     say("z-scores of the means, z = (first - second) / combined SE:")
     say(f"{'comparison':24s} {'PE/atom':>9s} {'density':>9s} {'P':>9s}")

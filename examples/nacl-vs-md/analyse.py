@@ -8,8 +8,8 @@ reads OUTDIR/log.nacl.* and the g(r) files the decks wrote, and writes PNG plots
 into OUTDIR; any subset of the runs may be present. Needs numpy and matplotlib (Debian:
 python3-numpy python3-matplotlib).
 
-Statistics as in ../sio2-vs-md/analyse.py (logs and g(r) files read by its svm_stats.py;
-block_average, zscore and tau_int as its functions): means with standard errors
+Statistics as in ../sio2-vs-md/analyse.py (logs and g(r) files read, and block_average, zscore
+and tau_int computed, by its svm_stats.py): means with standard errors
 from 10 contiguous blocks of the production series; z = difference / combined SE; integrated
 autocorrelation time with Sokal's window (smallest W >= 6 tau(W)), used to check that a block is
 long compared with 2 tau_int (below about 1 the block errors are too small).
@@ -55,46 +55,6 @@ def say(s=""):
 
 def path(name):
     return os.path.join(out, name)
-
-
-# ---------------------------------------------------------------- log parsing and statistics
-# (as in ../sio2-vs-md/analyse.py)
-
-def block_average(x, nblocks=NB):
-    """Mean and standard error from nblocks contiguous blocks of equal length (a remainder at the
-    start of the series is dropped)."""
-    x = np.asarray(x, float)
-    n = len(x) // nblocks
-    if n < 1:
-        raise ValueError("series shorter than the number of blocks")
-    x = x[len(x) - n * nblocks:]
-    means = x.reshape(nblocks, n).mean(1)
-    return float(means.mean()), float(means.std(ddof=1) / math.sqrt(nblocks))
-
-
-def zscore(a, b):
-    """(mean a - mean b) / combined standard error for (mean, se) pairs."""
-    return (a[0] - b[0]) / math.sqrt(a[1] ** 2 + b[1] ** 2)
-
-
-def tau_int(x, c=6.0):
-    """Integrated autocorrelation time (in samples) with Sokal's window: the smallest W with
-    W >= c tau(W), tau(W) = 1/2 + sum_{t=1..W} rho(t). Returns (tau, W, rho)."""
-    x = np.asarray(x, float) - np.mean(x)
-    n = len(x)
-    f = np.fft.rfft(x, 2 * n)
-    acf = np.fft.irfft(f * np.conj(f))[:n] / np.arange(n, 0, -1)
-    rho = acf / acf[0]
-    tau = 0.5
-    for w in range(1, n):
-        tau += rho[w]
-        if w >= c * tau:
-            return tau, w, rho
-    return tau, n - 1, rho
-
-
-def fmt(m, se, p=4):
-    return f"{m:.{p}f} +- {se:.{p}f}"
 
 
 # ---------------------------------------------------------------- one run
@@ -222,16 +182,16 @@ def main():
     say(f"{'run':20s} {'production':>16s} {'PE/ion (eV)':>22s} {'P (bar)':>16s} {'tau_int(PE)':>17s} "
         f"{'blk/2tau':>8s} {'wall s':>7s} {'s/step':>8s}")
     for (c, k), r in runs.items():
-        pe, p = block_average(r.pe), block_average(r.p)
-        tau_s, w, rho = tau_int(r.pe)
+        pe, p = st.block_average(r.pe), st.block_average(r.p)
+        tau_s, w, rho = st.tau_int(r.pe)
         dts = r.t[1] - r.t[0]
         tau = tau_s * dts
         blk = (len(r.pe) // NB) * dts / (2 * tau)
-        tau_p = tau_int(r.p)[0] * dts
+        tau_p = st.tau_int(r.p)[0] * dts
         vals[c, k] = {"pe": pe, "p": p, "tau": tau, "tau_p": tau_p, "blk": blk, "rho": rho, "dts": dts}
         timed_len = r.timed["steps"] * r.unit
         vals[c, k]["indep_per_s"] = timed_len / (2 * tau) / r.timed["loop"]
-        say(f"{r.label:20s} {r.length():9.5g} {r.time_unit:6s} {fmt(*pe, 5):>22s} {fmt(*p, 0):>16s} "
+        say(f"{r.label:20s} {r.length():9.5g} {r.time_unit:6s} {st.fmt(*pe, 5):>22s} {st.fmt(*p, 0):>16s} "
             f"{tau:9.3g} {r.time_unit:7s} {blk:8.1f} {r.timed['loop']:7.1f} {r.timed['loop'] / r.timed['steps']:8.4f}")
     say("  production = the timed part (thermo only) + the measured part (+ g(r)); wall s and s/step: the timed")
     say("  part; tau_int(PE) with Sokal's window; blk/2tau = one block's length over 2 tau_int (should be >> 1)")
@@ -261,7 +221,7 @@ def main():
                 se = math.hypot(a[q][1], b[q][1])
                 z = d / se
                 md_ok[c, q] = abs(z)
-                say(f"  {c:6s} {q.upper():3s} 1 fs {fmt(*b[q], prec):>20s}  0.5 fs {fmt(*a[q], prec):>20s}  "
+                say(f"  {c:6s} {q.upper():3s} 1 fs {st.fmt(*b[q], prec):>20s}  0.5 fs {st.fmt(*a[q], prec):>20s}  "
                     f"difference {d:+.{prec}f} +- {se:.{prec}f} {unit} (z = {z:+.2f}); SE of the 1 fs run {b[q][1]:.{prec}f}")
     # the same integrator and masses under both Coulomb treatments: if the difference is a timestep
     # bias it should be about the same in both, so their weighted mean estimates it more precisely
@@ -285,14 +245,14 @@ def main():
             continue
         say(f"{cname}:")
         for q, name, prec in (("pe", "PE/ion (eV)", 5), ("p", "P (bar)", 0)):
-            say(f"  {name}: " + ", ".join(f"{NAME[k]} {fmt(*vals[c, k][q], prec)}" for k in have))
+            say(f"  {name}: " + ", ".join(f"{NAME[k]} {st.fmt(*vals[c, k][q], prec)}" for k in have))
             for m in MCS:
                 if (c, m) not in vals:
                     continue
                 zs = []
                 for md in MDS:
                     if (c, md) in vals:
-                        z = zscore(vals[c, m][q], vals[c, md][q])
+                        z = st.zscore(vals[c, m][q], vals[c, md][q])
                         ZS.append((f"{c} {q.upper()} {NAME[m]} - {NAME[md]}", z))
                         zs.append(f"z({NAME[m]} - {NAME[md]}) = {z:+.2f}")
                 say("      " + "; ".join(zs))

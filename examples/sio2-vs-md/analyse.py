@@ -76,26 +76,10 @@ def block(x, nb=NB):
     return st.block_average(list(x), nb)
 
 
-def tau_int(x, c=6.0):
-    """Integrated autocorrelation time (in samples) with Sokal's window: the smallest W with
-    W >= c tau(W), tau(W) = 1/2 + sum_{t=1..W} rho(t). Returns (tau, W, rho)."""
-    x = np.asarray(x, float) - np.mean(x)
-    n = len(x)
-    f = np.fft.rfft(x, 2 * n)
-    acf = np.fft.irfft(f * np.conj(f))[:n] / np.arange(n, 0, -1)
-    rho = acf / acf[0]
-    tau = 0.5
-    for w in range(1, n):
-        tau += rho[w]
-        if w >= c * tau:
-            return tau, w, rho
-    return tau, n - 1, rho
-
-
 def efficiency(run, x):
     """tau_int in time units (ps or sweeps), and decorrelated samples per wall-clock second of the
     timed production part."""
-    tau_s, w, rho = tau_int(x)
+    tau_s, w, rho = st.tau_int(x)
     dt_sample = (run.rows[1][0] - run.rows[0][0]) * run.unit_per_step
     tau = tau_s * dt_sample
     timed = run.timed
@@ -142,10 +126,6 @@ def widom_mu(mu1, vol, kT, nb=NB):
     return -kT * math.log(r), kT * se_r / r
 
 
-def fmt(m, se, p=4):
-    return f"{m:.{p}f} +- {se:.{p}f}"
-
-
 def header(title):
     say("=" * 78)
     say(title)
@@ -173,12 +153,12 @@ def compare_lines(pooled, label, prec, where):
     """Report lines (and ZS entries) for MC - MD of one quantity; pooled = {method: (mean, se)}."""
     if "md" not in pooled:
         return
-    say(f"  {label:22s} {SHORT['md']:7s} {fmt(*pooled['md'], prec)}")
+    say(f"  {label:22s} {SHORT['md']:7s} {st.fmt(*pooled['md'], prec)}")
     for m in MC:
         if m in pooled:
             z = st.zscore(pooled[m], pooled["md"])
             ZS.append((where, m, z))
-            say(f"  {'':22s} {SHORT[m]:7s} {fmt(*pooled[m], prec):24s} z({SHORT[m]} - MD) = {z:+.2f}")
+            say(f"  {'':22s} {SHORT[m]:7s} {st.fmt(*pooled[m], prec):24s} z({SHORT[m]} - MD) = {z:+.2f}")
 
 
 def lag_label():
@@ -288,8 +268,8 @@ def sio2_equilibrium(runs):
         p = block(np.array(r.column("v_ptot")) / 1000)
         rho = block(r.column("v_rho"))
         vals[key] = {"pe": pe, "p": p, "rho": rho}
-        rho_s = fmt(*rho, 6) if key[1] == "npt" else "(fixed) %.6f" % rho[0]
-        say(f"{r.label:30s} {fmt(*pe, 5):>24s} {fmt(*p, 2):>18s} {rho_s:>26s}")
+        rho_s = st.fmt(*rho, 6) if key[1] == "npt" else "(fixed) %.6f" % rho[0]
+        say(f"{r.label:30s} {st.fmt(*pe, 5):>24s} {st.fmt(*p, 2):>18s} {rho_s:>26s}")
     say("")
     say("Agreement of each MC algorithm with MD (pooled over the starts), and crystal vs random start:")
     for e in ENSEMBLES:
@@ -391,8 +371,8 @@ def sio2_equilibrium(runs):
         mSi = widom_mu(w[:, 1], w[:, 3], kT)
         mO = widom_mu(w[:, 2], w[:, 3], kT)
         wid[key] = (mSi, mO)
-        say(f"  {r.label:28s} Si {fmt(*mSi)} [{w[-1, 4]:.4f} +- {w[-1, 5]:.4f}]   "
-            f"O {fmt(*mO)} [{w[-1, 6]:.4f} +- {w[-1, 7]:.4f}]   ({len(w)} invocations)")
+        say(f"  {r.label:28s} Si {st.fmt(*mSi)} [{w[-1, 4]:.4f} +- {w[-1, 5]:.4f}]   "
+            f"O {st.fmt(*mO)} [{w[-1, 6]:.4f} +- {w[-1, 7]:.4f}]   ({len(w)} invocations)")
     for e in ENSEMBLES:
         for i, sp in enumerate(("Si", "O")):
             have = by_method({k: v[i] for k, v in wid.items() if k[1] == e})
@@ -575,7 +555,7 @@ def lj():
         rho = block(np.array(r.column("v_rho")) * SIG_LJ ** 3)
         ef = efficiency(r, r.pe_per_atom())
         effs[key], vals[key] = ef, {"u": u, "p": p, "rho": rho}
-        say(f"{r.label:14s} {fmt(*u, 5):>22s} {fmt(*p, 4):>20s} {fmt(*rho, 5):>22s} "
+        say(f"{r.label:14s} {st.fmt(*u, 5):>22s} {st.fmt(*p, 4):>20s} {st.fmt(*rho, 5):>22s} "
             f"{ef['tau']:9.4g} {r.time_unit:6s} {ef['rate']:9.2f} {ef['blk2tau']:9.1f}")
     say("")
     for e in ENSEMBLES:
@@ -615,7 +595,7 @@ def lj():
         extra = ""
         if key[1] == "nvt":
             extra = f"  vs JZG {mu_j:.4f}: difference {mu[0] - mu_j:+.4f} ({(mu[0] - mu_j) / mu[1]:+.1f} SE)"
-        say(f"  Widom mu_ex* {r.label:11s}: {fmt(*mu)} [compute: {w[-1, 3] / EPS_LJ:.4f} +- "
+        say(f"  Widom mu_ex* {r.label:11s}: {st.fmt(*mu)} [compute: {w[-1, 3] / EPS_LJ:.4f} +- "
             f"{w[-1, 4] / EPS_LJ:.4f}]{extra}")
     for e in ENSEMBLES:
         compare_lines({k[0]: v for k, v in wid.items() if k[1] == e}, f"{e.upper()} Widom mu_ex*", 4,

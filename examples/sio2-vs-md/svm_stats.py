@@ -134,6 +134,28 @@ def zscore(a, b):
     return (a[0] - b[0]) / math.sqrt(a[1] ** 2 + b[1] ** 2)
 
 
+def tau_int(x, c=6.0):
+    """Integrated autocorrelation time (in samples) with Sokal's window: the smallest W with
+    W >= c tau(W), tau(W) = 1/2 + sum_{t=1..W} rho(t). Returns (tau, W, rho)."""
+    import numpy as np    # here: the CI's check of this module's parsers runs without numpy
+    x = np.asarray(x, float) - np.mean(x)
+    n = len(x)
+    f = np.fft.rfft(x, 2 * n)
+    acf = np.fft.irfft(f * np.conj(f))[:n] / np.arange(n, 0, -1)
+    rho = acf / acf[0]
+    tau = 0.5
+    for w in range(1, n):
+        tau += rho[w]
+        if w >= c * tau:
+            return tau, w, rho
+    return tau, n - 1, rho
+
+
+def fmt(m, se, p=4):
+    """A mean and its standard error, p decimals."""
+    return f"{m:.{p}f} +- {se:.{p}f}"
+
+
 def pooled(estimates):
     """Average of independent (mean, se) estimates, e.g. the runs from two starts."""
     k = len(estimates)
