@@ -73,13 +73,7 @@ class Run:
         self.equil, prod = runs[:-2], runs[-2:]
         self.timed = prod[0]
         self.header = prod[0]["header"]
-        rows = []
-        for r in prod:
-            for row in r["rows"]:
-                if rows and row[0] <= rows[-1][0]:
-                    continue            # the first row of a run repeats the last of the previous
-                rows.append(row)
-        self.rows = np.array(rows)
+        self.rows = np.array(st.joined_rows(prod))
         self.natoms = prod[0]["atoms"]
         mc = re.findall(r"^fix\s+mc\s+all\s+gpumc/nvt\s+(\d+)\s+(\S+)\s+(\d+)\s*(.*)$", text, re.M)
         if mc:

@@ -57,6 +57,18 @@ def input_lines(path):
         return [l.rstrip("\n") for l in f if l.strip() and not l.startswith(" ")]
 
 
+def joined_rows(runs):
+    """The thermo rows of consecutive runs as one series (the first row of a run repeats the last
+    of the previous)."""
+    rows = []
+    for r in runs:
+        for row in r["rows"]:
+            if rows and row[0] <= rows[-1][0]:
+                continue
+            rows.append(row)
+    return rows
+
+
 class Run:
     """One simulation: production series (timed + measured parts), equilibration and settings."""
 
@@ -68,13 +80,7 @@ class Run:
             raise ValueError(f"{path}: no production thermo block")
         self.equil = [r for r in runs if "v_rho" not in r["header"]]
         self.header = prod[0]["header"]
-        rows = []
-        for r in prod:
-            for row in r["rows"]:
-                if rows and row[0] <= rows[-1][0]:
-                    continue            # the first row of a run repeats the last of the previous
-                rows.append(row)
-        self.rows = rows
+        self.rows = joined_rows(prod)
         self.timed = prod[0]            # production, timed part (chain + thermo only)
         self.natoms = prod[0]["atoms"]
         text = "\n".join(input_lines(path))
