@@ -31,8 +31,8 @@ GPUMC::DomainSweeps::DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, in
   comm->exchange();
 }
 
-// Translate the owned atoms (LAMMPS's image flags follow), move them to their ranks and copy the
-// ghosts anew.
+// Translate the owned atoms (LAMMPS's image flags follow); the callers then let Comm move them to
+// their ranks.
 void GPUMC::DomainSweeps::translate(const double delta[3])
 {
   Atom *atom = lmp_->atom;
@@ -49,8 +49,7 @@ gpumc::MoveCounts GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint6
   Comm *comm = lmp_->comm;
   Atom *atom = lmp_->atom;
   const gpumc::Box box = GPUMC::box(lmp_);
-  gpumc::DomainBlock block;
-  gpumc::CheckerGrid &g = block.grid;
+  gpumc::CheckerGrid g;
   if (!gpumc::checker_grid(rng, sweep, box.lo, box.len, gpumc::checker_min_width(table_.cut_max), g, comm->procgrid))
     grid_error(box);
   // the grid's shift becomes a translation of the system, the grid's origin the box's corner
