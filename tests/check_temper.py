@@ -7,7 +7,8 @@ no exchanges), each as `mpirun -np 4 lmp -partition 4x1`. Checks that every neig
 exchanged (acceptance between 2 % and 98 %), that the status lines are permutations of the
 temperatures, that each temperature's mean energy under tempering agrees with its single-
 temperature run (seeds of its own) within 4 combined standard errors (blocks of samples 10
-timesteps apart), and that replicas sharing a seed or tuning during tempering stop with errors.
+timesteps apart), and that unsupported setups (a shared seed, tuning during tempering, gpumc/npt,
+another fix, N not a multiple of M, a falling ladder) stop with their errors.
 tests/temper/in.temper2 runs two replicas (T* = 1.0, 1.1) of two processes each (`-partition 2x2`,
 checkerboard sweeps): their energies too must agree with the single-temperature runs.
 Usage: check_temper.py <mpirun and its options> <lmp> <tests/temper>
@@ -107,11 +108,21 @@ def main():
         failed |= not ok
         print(f"2x2 exchanges: acceptance {float(rate2[0]):.3f} {'ok' if ok else 'FAIL'}")
         # (after the logs above were read) replicas with one seed, and tuning during tempering, stop with their errors
-        for name, fix, expected in (("same_seed", "fix mc all gpumc/nvt 1 ${T} 7 tune no", "must have different seeds"),
-                                    ("tuning", "fix mc all gpumc/nvt 1 ${T} ${s}", "would tune its displacement")):
+        ok_fix = "fix mc all gpumc/nvt 1 ${T} ${s} tune no"
+        for name, fix, command, expected in (
+                ("same_seed", "fix mc all gpumc/nvt 1 ${T} 7 tune no", "temper/gpumc 10 2 ${T} mc 0 1",
+                 "must have different seeds"),
+                ("tuning", "fix mc all gpumc/nvt 1 ${T} ${s}", "temper/gpumc 10 2 ${T} mc 0 1",
+                 "would tune its displacement"),
+                ("npt", "fix mc all gpumc/npt 1 ${T} 1.0 ${s} tune no", "temper/gpumc 10 2 ${T} mc 0 1",
+                 "fix gpumc/npt is not supported"),
+                ("not_gpumc", ok_fix + "\nfix other all nve", "temper/gpumc 10 2 ${T} other 0 1",
+                 "is not a fix gpumc/nvt"),
+                ("swaps", ok_fix, "temper/gpumc 11 2 ${T} mc 0 1", "N must be a multiple of M"),
+                ("ladder", ok_fix, "temper/gpumc 10 2 $(1.5-v_T) mc 0 1", "must rise with the partition")):
             with open(os.path.join(work, "in." + name), "w") as f:
                 f.write("include lj.setup\nvariable T world 1.0 1.1 1.21 1.331\nvariable s world 1 2 3 4\n"
-                        f"{fix}\ntemper/gpumc 10 2 ${{T}} mc 0 1\n")
+                        f"{fix}\n{command}\n")
             res = subprocess.run([*mpirun.split(), "-np", "4", lmp, "-partition", "4x1", "-in", "in." + name, "-nocite"],
                                  cwd=work, capture_output=True, text=True)
             ok = res.returncode != 0 and expected in res.stdout + res.stderr
