@@ -8,6 +8,7 @@
 
 #include "atom_kokkos.h"
 #include "atom_masks.h"
+#include "comm.h"
 
 using namespace LAMMPS_NS;
 
@@ -27,17 +28,36 @@ void ComputeWidomKokkos<DeviceType>::init()
 {
   ComputeWidom::init();
   GPUMC::check_kokkos_system(lmp, "compute widom/kk");
-  GPUMC::check_one_process(lmp, "compute widom/kk", "; the host style runs on several");
+  if (table->ewald.enabled)
+    GPUMC::check_one_process(lmp, "compute widom/kk with kspace_style ewald", "; the host style runs on several");
   engine = std::make_unique<gpumc::DeviceSystem<DeviceType>>(*table, 0, mixed_precision, engine_options);
 }
 
 template <class DeviceType>
 uint64_t ComputeWidomKokkos<DeviceType>::load_configuration()
 {
-  atomKK->sync(execution_space, datamask_read);
-  conf.gather(lmp, 1);
   double lo[3], len[3];
   GPUMC::box_of(lmp, lo, len);
+  if (comm->nprocs > 1) {
+    // every rank takes the whole configuration (GPUMC::gather), in ID order, onto its device
+    atomKK->sync(Host, X_MASK | TYPE_MASK | TAG_MASK);
+    const GPUMC::Configuration all = GPUMC::gather(lmp);
+    const int n = (int) all.type.size();
+    gpumc::kk::reuse_or_allocate(conf.x, "gpumc:x", n);
+    gpumc::kk::reuse_or_allocate(conf.type, "gpumc:type", n);
+    auto hx = Kokkos::create_mirror_view(conf.x);
+    auto ht = Kokkos::create_mirror_view(conf.type);
+    for (int k = 0; k < n; k++) {
+      for (int d = 0; d < 3; d++) hx(k, d) = all.x[3 * k + d];
+      ht(k) = all.type[k];
+    }
+    Kokkos::deep_copy(conf.x, hx);
+    Kokkos::deep_copy(conf.type, ht);
+    engine->set_configuration(conf.x, conf.type, lo, len);
+    return GPUMC::fingerprint(lmp, all.x, all.type, *table);
+  }
+  atomKK->sync(execution_space, datamask_read);
+  conf.gather(lmp, 1);
   engine->set_configuration(conf.x, conf.type, lo, len);
   return GPUMC::fingerprint(lmp, engine->fingerprint(), *table);
 }
@@ -46,7 +66,12 @@ template <class DeviceType>
 double ComputeWidomKokkos<DeviceType>::insertion_block(uint64_t block, uint64_t &done)
 {
   const gpumc::CounterRNG rng(seed, gpumc::RNG_WIDOM + 16 * (uint64_t) itype);
-  return engine->widom(itype, beta, rng, block, (uint64_t) ninsert, done);
+  if (comm->nprocs == 1) return engine->widom(itype, beta, rng, block, (uint64_t) ninsert, done);
+  // on several MPI ranks each rank makes the insertions of its share of the insertion boxes
+  const double mine = engine->widom(itype, beta, rng, block, (uint64_t) ninsert, done, comm->me, comm->nprocs);
+  double mean = 0.0;
+  MPI_Allreduce((void *) &mine, &mean, 1, MPI_DOUBLE, MPI_SUM, world);
+  return mean;
 }
 
 namespace LAMMPS_NS {

@@ -2,7 +2,7 @@
    GPUMC: fix gpumc/nvt and fix gpumc/npt (host versions).
    Physics (potentials, proposals, acceptance rules, random numbers) lives in the shared
    gpumc_*.h files and is used unchanged by the Kokkos styles; this file is the LAMMPS side:
-   arguments, invocation, bookkeeping, thermo output and restart.
+   arguments, invocation, bookkeeping and restart (fix_gpumc_nvt_output.cpp: the output).
 ------------------------------------------------------------------------- */
 
 #include "fix_gpumc_nvt.h"
@@ -268,6 +268,7 @@ double FixGpumcNVT::max_volume_step() const
 
 void FixGpumcNVT::setup(int /*vflag*/)
 {
+  run_domain_seconds = run_domain_exchange_seconds = run_domain_ghost_seconds = 0.0;
   // tune yes: until the end of the next run that makes steps (a run 0 makes no moves)
   if (tune_until == TUNE_FIRST_RUN && update->endstep > update->beginstep) tune_until = update->endstep;
   // invocations fall on multiples of `every`, whatever the run boundaries
@@ -293,7 +294,7 @@ void FixGpumcNVT::draw_velocities()
 void FixGpumcNVT::setup_energy()
 {
   // on several ranks the configuration is gathered only when it changed
-  const uint64_t now_ranks = comm->nprocs > 1 ? GPUMC::fingerprint_ranks(lmp, *table) : 0;
+  const uint64_t now_ranks = comm->nprocs > 1 ? fingerprint_ranks() : 0;
   if (comm->nprocs > 1 && now_ranks == fingerprint) return;
   const auto conf = GPUMC::gather(lmp);
   const uint64_t now = comm->nprocs > 1 ? now_ranks : GPUMC::fingerprint(lmp, conf.x, conf.type, *table);
@@ -422,7 +423,9 @@ void FixGpumcNVT::run_domain_invocation()
   vp.step = vstep;
   vp.beta = beta;
   vp.pressure_energy = pressure_energy;
-  GPUMC::DomainSweeps sweeps(lmp, *table, groupbit, style_name());
+  const double start = MPI_Wtime();
+  const std::unique_ptr<GPUMC::DomainSweeps> domain_sweeps = make_domain_sweeps();
+  GPUMC::DomainSweeps &sweeps = *domain_sweeps;
   uint64_t trials = 0, accepted = 0, vtrials = 0, vaccepted = 0;
   for (bigint s = 0; s < nsweeps; s++) {
     const gpumc::MoveCounts counts = sweeps.sweep(checker_rng, total_sweeps, beta, dmax, energy);
@@ -437,8 +440,21 @@ void FixGpumcNVT::run_domain_invocation()
     if (check_due()) record_check(sweeps.total_energy());
   }
   sweeps.finish();
-  fingerprint = GPUMC::fingerprint_ranks(lmp, *table);
+  run_domain_seconds += MPI_Wtime() - start;
+  run_domain_exchange_seconds += sweeps.exchange_seconds();
+  run_domain_ghost_seconds += sweeps.ghost_seconds();
+  fingerprint = fingerprint_ranks();
   finish_invocation(trials, accepted, vtrials, vaccepted);
+}
+
+uint64_t FixGpumcNVT::fingerprint_ranks()
+{
+  return GPUMC::fingerprint_ranks(lmp, *table);
+}
+
+std::unique_ptr<GPUMC::DomainSweeps> FixGpumcNVT::make_domain_sweeps()
+{
+  return std::make_unique<GPUMC::DomainSweepsHost>(lmp, *table, groupbit, style_name());
 }
 
 void FixGpumcNVT::record_check(double full_energy)
@@ -477,55 +493,6 @@ void FixGpumcNVT::check_box_binnable()
   error->all(FLERR, "{}: the volume moves have grown the box to {} x {} x {}, too large for LAMMPS's neighbor "
              "bins: nothing holds the system together at pressure {} (a gas at P = 0 expands without bound)",
              style_name(), domain->xprd, domain->yprd, domain->zprd, pressure);
-}
-
-void FixGpumcNVT::post_run()
-{
-  const double ratio = trans_trials ? (double) trans_accepted / (double) trans_trials : 0.0;
-  std::string msg = fmt::format("{} {}: {} translation trials, acceptance {:.4f}, displacement {:.6g}, "
-                                "max |energy drift| {:.6g}\n",
-                                style_name(), id, trans_trials, ratio, dmax, max_drift);
-  if (npt) {
-    const double vratio = vol_trials ? (double) vol_accepted / (double) vol_trials : 0.0;
-    msg += fmt::format("{} {}: {} volume trials, acceptance {:.4f}, step {:.6g}\n", style_name(), id,
-                       vol_trials, vratio, vstep);
-  }
-  if (comm->me == 0) utils::logmesg(lmp, msg);
-}
-
-// The running energy belongs to the configuration of the fix's last invocation; if something else
-// moved the atoms since (another gpumc fix, a minimization, displace_atoms), a full recomputation
-// for the current one, so that the output always equals pe.
-void FixGpumcNVT::refresh_energy()
-{
-  if (table) setup_energy();
-}
-
-double FixGpumcNVT::compute_scalar()
-{
-  refresh_energy();
-  return energy;
-}
-
-double FixGpumcNVT::compute_vector(int n)
-{
-  switch (n) {
-    case 0: return (double) trans_trials;
-    case 1: return (double) trans_accepted;
-    case 2: return last_ratio;
-    case 3: return trans_trials ? (double) trans_accepted / (double) trans_trials : 0.0;
-    case 4: return dmax;
-    case 5: refresh_energy(); return energy;
-    case 6: return last_drift;
-    case 7: return max_drift;
-    case 8: return (double) vol_trials;
-    case 9: return (double) vol_accepted;
-    case 10: return last_vratio;
-    case 11: return vol_trials ? (double) vol_accepted / (double) vol_trials : 0.0;
-    case 12: return npt ? vstep : 0.0;
-    case 13: return domain->xprd * domain->yprd * domain->zprd;
-    default: return 0.0;
-  }
 }
 
 /* ----------------------------------------------------------------------

@@ -77,6 +77,8 @@ class FixGpumcNVT : public Fix {
   uint64_t trans_trials, trans_accepted, vol_trials, vol_accepted;
   bigint total_sweeps;
   uint64_t fingerprint;     // of the configuration the running energy belongs to (0: none)
+  // this run's sweeps on several MPI ranks: wall time, and the parts in communication (rank 0's)
+  double run_domain_seconds = 0.0, run_domain_exchange_seconds = 0.0, run_domain_ghost_seconds = 0.0;
 
   std::unique_ptr<gpumc::PairTable> table;
   double beta;             // 1/kT
@@ -84,7 +86,11 @@ class FixGpumcNVT : public Fix {
 
   // One invocation: nsweeps sweeps on the current configuration. Backends override this.
   virtual void run_invocation();
+  // Checkerboard sweeps on several MPI ranks, with a backend's engine (make_domain_sweeps).
   void run_domain_invocation();
+  virtual std::unique_ptr<GPUMC::DomainSweeps> make_domain_sweeps();
+  // GPUMC::fingerprint_ranks of the configuration, where the backend keeps it.
+  virtual uint64_t fingerprint_ranks();
   // The running energy at the start of a run (see synchronise_energy). Backends override this.
   virtual void setup_energy();
   virtual void draw_velocities();

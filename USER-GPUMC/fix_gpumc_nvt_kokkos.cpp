@@ -7,6 +7,7 @@
 
 #include "atom_kokkos.h"
 #include "atom_masks.h"
+#include "comm.h"
 #include "error.h"
 #include "update.h"
 
@@ -29,6 +30,21 @@ FixGpumcNVTKokkos<DeviceType>::FixGpumcNVTKokkos(LAMMPS *lmp, int narg, char **a
   execution_space = ExecutionSpaceFromDevice<DeviceType>::space;
   datamask_read = X_MASK | TYPE_MASK | TAG_MASK | MASK_MASK | IMAGE_MASK;
   datamask_modify = X_MASK | IMAGE_MASK;
+  comm_forward = 3;
+  forward_comm_device = 1;
+}
+
+template <class DeviceType>
+int FixGpumcNVTKokkos<DeviceType>::pack_forward_comm_kokkos(int n, DAT::tdual_int_1d k_sendlist,
+                                                             DAT::tdual_xfloat_1d &k_buf, int pbc_flag, int *pbc)
+{
+  return GPUMC::GhostPositionsComm<DeviceType>::pack(lmp, n, k_sendlist, k_buf, pbc_flag, pbc);
+}
+
+template <class DeviceType>
+void FixGpumcNVTKokkos<DeviceType>::unpack_forward_comm_kokkos(int n, int first, DAT::tdual_xfloat_1d &k_buf)
+{
+  GPUMC::GhostPositionsComm<DeviceType>::unpack(lmp, n, first, k_buf);
 }
 
 template <class DeviceType>
@@ -36,7 +52,6 @@ void FixGpumcNVTKokkos<DeviceType>::init()
 {
   FixGpumcNVT::init();
   GPUMC::check_kokkos_system(lmp, style_name());
-  GPUMC::check_one_process(lmp, style_name(), "; the host style runs on several");
   const int most = gpumc::DeviceSystem<DeviceType>::max_team_size(algorithm == ALGORITHM_CHECKERBOARD, mixed_precision);
   if (team_size > most)
     error->all(FLERR, "{}: team {} is larger than this Kokkos backend runs ({} threads at most)", style_name(),
@@ -58,8 +73,28 @@ void FixGpumcNVTKokkos<DeviceType>::load()
 template <class DeviceType>
 void FixGpumcNVTKokkos<DeviceType>::setup_energy()
 {
+  if (comm->nprocs > 1) {    // unless nothing changed, the host's recomputation from the configuration gathered
+    if (fingerprint_ranks() == fingerprint) return;
+    atomKK->sync(Host, X_MASK | TYPE_MASK | TAG_MASK);
+    FixGpumcNVT::setup_energy();
+    return;
+  }
   load();
   synchronise_energy();
+}
+
+template <class DeviceType>
+uint64_t FixGpumcNVTKokkos<DeviceType>::fingerprint_ranks()
+{
+  return GPUMC::fingerprint_ranks_kokkos<DeviceType>(lmp, *table);
+}
+
+// On several MPI ranks: the Kokkos engine sweeps each rank's block (GPUMC::DomainSweepsKokkos).
+template <class DeviceType>
+std::unique_ptr<GPUMC::DomainSweeps> FixGpumcNVTKokkos<DeviceType>::make_domain_sweeps()
+{
+  atomKK->sync(Host, TYPE_MASK);    // (the type counts)
+  return std::make_unique<GPUMC::DomainSweepsKokkos<DeviceType>>(lmp, *table, groupbit, style_name(), *engine, this);
 }
 
 // as FixGpumcNVT::synchronise_energy, on the engine's configuration
@@ -73,6 +108,10 @@ void FixGpumcNVTKokkos<DeviceType>::synchronise_energy()
 template <class DeviceType>
 void FixGpumcNVTKokkos<DeviceType>::run_invocation()
 {
+  if (comm->nprocs > 1) {
+    run_domain_invocation();
+    return;
+  }
   load();
   synchronise_energy();
   engine->set_running_energy(energy);

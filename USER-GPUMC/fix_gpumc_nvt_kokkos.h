@@ -16,6 +16,7 @@ FixStyle(gpumc/nvt/kk/host,FixGpumcNVTKokkos<LMPHostType>);
 #define LMP_FIX_GPUMC_NVT_KOKKOS_H
 
 #include "fix_gpumc_nvt.h"
+#include "kokkos_base.h"
 #include "kokkos_type.h"
 
 #include "gpumc_system_kokkos.h"
@@ -26,10 +27,14 @@ FixStyle(gpumc/nvt/kk/host,FixGpumcNVTKokkos<LMPHostType>);
 namespace LAMMPS_NS {
 
 template <class DeviceType>
-class FixGpumcNVTKokkos : public FixGpumcNVT {
+class FixGpumcNVTKokkos : public FixGpumcNVT, public KokkosBase {
  public:
   FixGpumcNVTKokkos(class LAMMPS *, int, char **);
   void init() override;
+  // the ghosts' positions on several MPI ranks (GPUMC::GhostPositionsComm)
+  int pack_forward_comm_kokkos(int n, DAT::tdual_int_1d k_sendlist, DAT::tdual_xfloat_1d &k_buf, int pbc_flag,
+                               int *pbc) override;
+  void unpack_forward_comm_kokkos(int n, int first, DAT::tdual_xfloat_1d &k_buf) override;
 
   gpumc::EngineOptions engine_options;    // for tests: taken by the engine at init()
 
@@ -38,6 +43,8 @@ class FixGpumcNVTKokkos : public FixGpumcNVT {
   void setup_energy() override;
   void run_invocation() override;
   void draw_velocities() override;
+  std::unique_ptr<GPUMC::DomainSweeps> make_domain_sweeps() override;
+  uint64_t fingerprint_ranks() override;
 
  private:
   std::unique_ptr<gpumc::DeviceSystem<DeviceType>> engine;

@@ -87,6 +87,53 @@ GPUMC_INLINE bool checker_grid(const CounterRNG &rng, uint64_t sweep, const doub
   return ok;
 }
 
+// One MPI rank's part of the global grid when LAMMPS's processor grid splits it (the host and
+// Kokkos domain engines): cells first[d] .. first[d] + count[d] - 1 along each dimension, the
+// grid's origin at the box's lower corner; sublo, subhi: the rank's subdomain, whose walls are
+// those cells' walls up to round-off.
+struct DomainBlock {
+  CheckerGrid grid;
+  int first[3], count[3];
+  double sublo[3], subhi[3];
+};
+
+// Global cell coordinate of coordinate x along dimension d (not wrapped: ghosts lie outside the box).
+GPUMC_INLINE int domain_global_cell(const CheckerGrid &g, int d, double x)
+{
+  return (int) floor((x - g.origin[d]) / g.w[d]);
+}
+
+// The cell of an atom at x in a rank's block and the layer of cells around it: local coordinates
+// l[d] from 0 to count[d] + 1 (the block's own cells 1 .. count[d]); false for a ghost beyond the
+// layer. An atom within round-off of a subdomain wall (atoms on a lattice plane sit on it
+// exactly) is in the cell on its owner's side, on every rank: LAMMPS's test of ownership and the
+// cell's floor may round differently there.
+GPUMC_INLINE bool domain_cell(const DomainBlock &b, bool owned, const double x[3], int l[3])
+{
+  bool inside = true;
+  for (int d = 0; d < 3; d++) {
+    int k = domain_global_cell(b.grid, d, x[d]) - b.first[d] + 1;
+    if (owned) {
+      k = k < 1 ? 1 : (k > b.count[d] ? b.count[d] : k);
+    } else if (x[d] < b.sublo[d]) {
+      k = k < 0 ? k : 0;
+    } else if (x[d] >= b.subhi[d]) {
+      k = k > b.count[d] + 1 ? k : b.count[d] + 1;
+    }
+    l[d] = k;
+    inside = inside && k >= 0 && k <= b.count[d] + 1;
+  }
+  return inside;
+}
+
+// A trial position p stays in global cell c: the test of both domain engines.
+GPUMC_INLINE bool domain_stays(const CheckerGrid &g, const double p[3], const int c[3])
+{
+  bool stays = true;
+  for (int d = 0; d < 3; d++) stays = stays && domain_global_cell(g, d, p[d]) == c[d];
+  return stays;
+}
+
 // Colour order of sweep `sweep`: a uniformly random permutation of 0..7, draw (sweep, ~0, 1).
 GPUMC_INLINE void checker_colour_order(const CounterRNG &rng, uint64_t sweep, int order[8])
 {

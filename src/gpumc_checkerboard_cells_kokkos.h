@@ -68,6 +68,8 @@ struct CheckerSizesFunctor {
   }
   KOKKOS_INLINE_FUNCTION void operator()(const int cell, value_type &v) const
   {
+    v.fullest = d.count(cell) > v.fullest ? d.count(cell) : v.fullest;
+    if (d.domain && !d.in_block(cell)) return;    // a cell of the layer: never active, its window never staged
     const int c0[3] = {cell % d.g.n[0], (cell / d.g.n[0]) % d.g.n[1], cell / (d.g.n[0] * d.g.n[1])};
     // the 27 cells' counts as independent loads (loops of constant length, unrolled), each
     // periodic image counted as checker_neighbour names it
@@ -78,7 +80,6 @@ struct CheckerSizesFunctor {
     for (int z = 0; z < 3; z++)
       for (int y = 0; y < 3; y++)
         for (int x = 0; x < 3; x++) n += d.count((c[2][z] * d.g.n[1] + c[1][y]) * d.g.n[0] + c[0][x]);
-    v.fullest = d.count(cell) > v.fullest ? d.count(cell) : v.fullest;
     v.window = n > v.window ? n : v.window;
   }
 };

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <stdexcept>
 
 namespace gpumc {
@@ -94,6 +95,7 @@ void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, dou
   }
   // (the per-cell sums need no fill: each colour's decision kernel sets its cells')
   cb_.g = g;
+  cb_.domain = false;
   // (every kernel of a sweep takes its functor as a kernel argument: see light())
   Kokkos::parallel_for("gpumc:checker_count", light(Kokkos::RangePolicy<ExecSpace, typename B::TagCount>(0, natoms_)),
                        B{cb_, mobile});
@@ -132,13 +134,13 @@ void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, dou
   int order[8];
   checker_colour_order(rng, sweep, order);
   if (mixed_ && lj_morse_)
-    checker_colours<float, PairsLJMorse>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
+    checker_colours<float, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep);
   else if (mixed_)
-    checker_colours<float, PairsAny>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
+    checker_colours<float, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep);
   else if (lj_morse_)
-    checker_colours<double, PairsLJMorse>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
+    checker_colours<double, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep);
   else
-    checker_colours<double, PairsAny>(g, order, room.fullest, room.window, beta, dmax, rng, sweep);
+    checker_colours<double, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep);
   if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
   Kokkos::parallel_reduce("gpumc:checker_sum", light(Kokkos::RangePolicy<ExecSpace>(0, ncells)),
                           kk::CheckerSumFunctor<DeviceType>{cb_}, cb_sums_);
@@ -149,11 +151,12 @@ void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, dou
 
 template <class DeviceType>
 template <class Real, class Pairs>
-void DeviceSystem<DeviceType>::checker_colours(const CheckerGrid &g, const int order[8], int fullest, int window,
-                                               double beta, double dmax, const CounterRNG &rng, uint64_t sweep)
+void DeviceSystem<DeviceType>::checker_colours(const int order[8], int fullest, int window, double beta, double dmax,
+                                               const CounterRNG &rng, uint64_t sweep,
+                                               const std::function<void()> &after_colour)
 {
   using F = kk::CheckerTrialFunctor<DeviceType, Real, Pairs>;
-  const int nactive = checker_active_count(g);
+  const int nactive = cb_.active_cells_max();
   const int window_cap = std::max(window, 1);
   if (window_cap > F::MAX_WINDOW)
     throw std::runtime_error("more than " + std::to_string(F::MAX_WINDOW) +
@@ -224,6 +227,7 @@ void DeviceSystem<DeviceType>::checker_colours(const CheckerGrid &g, const int o
       f.colour = decide.colour = order[k];
       Kokkos::parallel_for(label, trials_policy, f);
       decide_colour();
+      if (after_colour) after_colour();
     }
   };
   if constexpr (cuda_space()) {
@@ -274,7 +278,13 @@ void DeviceSystem<DeviceType>::scratch_levels(size_t hot, size_t cold, int team,
   cold_level = hot_level == 0 && hot + cold <= on_chip ? 0 : 1;
 }
 
-// compiled once, for the device types of LAMMPS's KOKKOS package
+// compiled once, for the device types of LAMMPS's KOKKOS package (the colours for the domain
+// engine too, gpumc_domain_kokkos.cpp)
+#define GPUMC_INSTANTIATE_COLOURS(D, Real, Pairs)                                                                  \
+  template void DeviceSystem<D>::checker_colours<Real, Pairs>(const int order[8], int fullest, int window,           \
+                                                              double beta, double dmax, const CounterRNG &rng,     \
+                                                              uint64_t sweep,                                      \
+                                                              const std::function<void()> &after_colour);
 #define GPUMC_INSTANTIATE(D)                                                                                     \
   template int DeviceSystem<D>::checker_team_max<float>();                                                       \
   template int DeviceSystem<D>::checker_team_max<double>();                                                      \
@@ -285,9 +295,14 @@ void DeviceSystem<DeviceType>::scratch_levels(size_t hot, size_t cold, int team,
                                                            const CounterRNG &rng, uint64_t sweep, bool measure); \
   template int DeviceSystem<D>::checker_team_size() const;                                                       \
   template int DeviceSystem<D>::checker_trials_per_group(int cell_cap) const;                                    \
-  template void DeviceSystem<D>::scratch_levels(size_t hot, size_t cold, int team, int &hot_level, int &cold_level);
+  template void DeviceSystem<D>::scratch_levels(size_t hot, size_t cold, int team, int &hot_level, int &cold_level); \
+  GPUMC_INSTANTIATE_COLOURS(D, float, PairsLJMorse)                                                              \
+  GPUMC_INSTANTIATE_COLOURS(D, float, PairsAny)                                                                  \
+  GPUMC_INSTANTIATE_COLOURS(D, double, PairsLJMorse)                                                             \
+  GPUMC_INSTANTIATE_COLOURS(D, double, PairsAny)
 
 GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
 #undef GPUMC_INSTANTIATE
+#undef GPUMC_INSTANTIATE_COLOURS
 
 }    // namespace gpumc

@@ -121,8 +121,9 @@ struct CheckerTrialFunctor {
   {
     const CheckerGrid &g = d.g;
     const int a = tm.league_rank() / teams_per_cell, first = (tm.league_rank() % teams_per_cell) * per_team;
-    int c0[3];
-    const int cell = checker_active_cell(g, colour, a, c0);
+    int c0[3], key;    // key: the global cell, which keys the trials
+    const int cell = d.active_cell(colour, a, c0, key);
+    if (cell < 0) return;
     const int n = d.count(cell);
     if (first >= n) return;
     const int last = first + per_team < n ? first + per_team : n;
@@ -142,7 +143,7 @@ struct CheckerTrialFunctor {
     const auto &mem = tm.team_scratch(cold_level);
     ScratchR nx(mem, d.cap), ny(mem, d.cap), nz(mem, d.cap);    // trial positions in the cell frame
     ScratchI state(mem, d.cap);
-    Scratch<uint64_t> key(mem, d.cap);    // per slot: the key of its place in the decision order
+    Scratch<uint64_t> order(mem, d.cap);    // per slot: the key of its place in the decision order
     ScratchD shift(mem, 3 * 27);    // per neighbour cell: its offset times the cell width
 
     // 1. the 27 cells, the offsets of their atoms in scratch (each thread sums the counts before
@@ -184,8 +185,8 @@ struct CheckerTrialFunctor {
       const int i = d.atom(k);
       int st = d.mobile(i) ? EVALUATED : NOT_A_TRIAL;
       double u_new[3] = {u[0], u[1], u[2]};
-      const CellTrial t = cell_trial(rng, sweep, cell, s, dmax);
-      key(s) = t.key;    // (every slot has a place in the order, a trial or not)
+      const CellTrial t = cell_trial(rng, sweep, key, s, dmax);
+      order(s) = t.key;    // (every slot has a place in the order, a trial or not)
       if (st == EVALUATED) {
         bool outside = false, near_face = false;
         for (int k = 0; k < 3; k++) {
@@ -196,9 +197,15 @@ struct CheckerTrialFunctor {
         }
         if (!outside && near_face) {
           double p_new[3] = {d.x(i, 0) + t.disp[0], d.x(i, 1) + t.disp[1], d.x(i, 2) + t.disp[2]};
-          int shift[3] = {0, 0, 0}, cn[3];
-          wrap_position(p_new, g.lo, g.len, shift);
-          outside = checker_cell(g, p_new, cn, u_new) != cell;
+          if (d.domain) {
+            const int global[3] = {d.block.first[0] + c0[0] - 1, d.block.first[1] + c0[1] - 1,
+                                   d.block.first[2] + c0[2] - 1};
+            outside = !domain_stays(d.block.grid, p_new, global);
+          } else {
+            int shift[3] = {0, 0, 0}, cn[3];
+            wrap_position(p_new, g.lo, g.len, shift);
+            outside = checker_cell(g, p_new, cn, u_new) != cell;
+          }
         }
         if (outside) st = LEAVES_CELL;
       }
@@ -215,10 +222,10 @@ struct CheckerTrialFunctor {
     if (first == 0)
       Kokkos::parallel_for(Kokkos::TeamThreadRange(tm, n), [&](const int s) {
         int b = 0;
-        for (int t = 0; t < n; t++) b += cell_trial_before(key(t), t, key(s), s);
+        for (int t = 0; t < n; t++) b += cell_trial_before(order(t), t, order(s), s);
         const size_t at = (size_t) a * d.cap + b;
-        const double u = cell_acceptance_uniform(rng, sweep, cell, s);
-        const CellTrial t = cell_trial(rng, sweep, cell, s, dmax);
+        const double u = cell_acceptance_uniform(rng, sweep, key, s);
+        const CellTrial t = cell_trial(rng, sweep, key, s, dmax);
         d.trial_slot(at) = s;
         d.trial_u(at) = u;
         d.trial_log_u(at) = log(u);
@@ -363,8 +370,9 @@ struct CheckerDecideFunctor {
     const CheckerGrid &g = d.g;
     const int group = WARP ? 32 : this->group;
     const int a = tm.league_rank();
-    int c0[3];
-    const int cell = checker_active_cell(g, colour, a, c0);
+    int c0[3], key;
+    const int cell = d.active_cell(colour, a, c0, key);
+    if (cell < 0) return;
     const int n = d.count(cell);
     if (n == 0) {    // (every cell is active in one colour of a sweep: its sums are set here)
       Kokkos::single(Kokkos::PerTeam(tm), [&]() {
@@ -461,15 +469,20 @@ struct CheckerDecideFunctor {
       const int i = d.atom(cell * d.cap + s);
       const double *disp = d.trial_disp.data() + 3 * (base + b);
       double p_new[3] = {d.x(i, 0) + disp[0], d.x(i, 1) + disp[1], d.x(i, 2) + disp[2]};
-      int shift[3] = {0, 0, 0};
-      wrap_position(p_new, g.lo, g.len, shift);
-      for (int k = 0; k < 3; k++) {
-        d.x(i, k) = p_new[k];
-        if (shift[k]) image(i, k) += shift[k];    // (rare: no load of the image otherwise)
-      }
-      int c[3];
       double u[3];
-      checker_cell(g, p_new, c, u);    // the same cell: moves that leave it are rejected
+      if (d.domain) {    // a cell of the block, inside the box: LAMMPS wraps what round-off leaves on its face
+        for (int k = 0; k < 3; k++) d.x(i, k) = p_new[k];
+        d.domain_frame(cell, p_new, u);
+      } else {
+        int shift[3] = {0, 0, 0};
+        wrap_position(p_new, g.lo, g.len, shift);
+        for (int k = 0; k < 3; k++) {
+          d.x(i, k) = p_new[k];
+          if (shift[k]) image(i, k) += shift[k];    // (rare: no load of the image otherwise)
+        }
+        int c[3];
+        checker_cell(g, p_new, c, u);    // the same cell: moves that leave it are rejected
+      }
       d.sux(cell * d.cap + s) = u[0];
       d.suy(cell * d.cap + s) = u[1];
       d.suz(cell * d.cap + s) = u[2];

@@ -51,6 +51,16 @@ void reuse_or_allocate(V &v, const char *label, size_t n)
   if (v.data() == nullptr || v.extent(0) != n) v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n);
 }
 
+// v with room for at least n entries (contents left as they are): arrays whose length changes at
+// every use (a rank's atoms and ghosts, sweep by sweep) grow with a margin instead of being
+// allocated afresh each time.
+template <class V>
+void grow_to(V &v, const char *label, size_t n)
+{
+  if (v.data() == nullptr || v.extent(0) < n)
+    v = V(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n + n / 8 + 64);
+}
+
 // Grid and slot layout of the cell list.
 struct Grid {
   int n[3] = {1, 1, 1};    // cells per side
@@ -256,6 +266,65 @@ struct CheckerData {
   // the kernels after it find no atoms to sort, try or decide.
   View<long *> counter;
   KOKKOS_INLINE_FUNCTION bool stopped() const { return counter(DC_STOPPED) != 0; }
+
+  // Sweeps over a spatial decomposition (gpumc_domain_kokkos.cpp): g is then this rank's block of
+  // the global grid (block) with the layer of ghost cells around it, block.count[d] + 2 cells per
+  // side from the layer's lower corner, which no kernel wraps: only the block's cells are active,
+  // and all their neighbours are stored. Trials are keyed by the global cell. Positions are LAMMPS's
+  // (owned atoms and ghosts, nall of them), and order_key gives each atom's place in its cell
+  // (owned atoms by ID, then ghosts by ID).
+  bool domain = false;
+  DomainBlock block;
+  View<int64_t *> order_key;
+
+  // The a-th active cell of a colour: its stored coordinates c and index (returned; -1 past the
+  // colour's last cell, which on a rank's block depends on the colour), and the global cell that
+  // keys its trials.
+  KOKKOS_INLINE_FUNCTION int active_cell(int colour, int a, int c[3], int &key) const
+  {
+    if (!domain) return key = checker_active_cell(g, colour, a, c);
+    int global[3], rest = a;
+    for (int k = 0; k < 3; k++) {
+      // the block's first cell of the colour's parity along k, and how many it holds
+      const int start = ((colour >> k) ^ block.first[k]) & 1, m = (block.count[k] - start + 1) / 2;
+      if (m <= 0) return -1;
+      const int l = start + 2 * (rest % m);
+      rest /= m;
+      c[k] = l + 1;
+      global[k] = block.first[k] + l;
+    }
+    if (rest > 0) return -1;
+    key = (global[2] * block.grid.n[1] + global[1]) * block.grid.n[0] + global[0];
+    return (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];
+  }
+  // the most active cells of any colour
+  int active_cells_max() const
+  {
+    if (!domain) return checker_active_count(g);
+    return ((block.count[0] + 1) / 2) * ((block.count[1] + 1) / 2) * ((block.count[2] + 1) / 2);
+  }
+  KOKKOS_INLINE_FUNCTION void cell_coords(int cell, int c[3]) const
+  {
+    c[0] = cell % g.n[0];
+    c[1] = (cell / g.n[0]) % g.n[1];
+    c[2] = cell / (g.n[0] * g.n[1]);
+  }
+  // a stored cell of the block itself, not of the layer
+  KOKKOS_INLINE_FUNCTION bool in_block(int cell) const
+  {
+    int c[3];
+    cell_coords(cell, c);
+    return c[0] >= 1 && c[0] <= block.count[0] && c[1] >= 1 && c[1] <= block.count[1] && c[2] >= 1 &&
+        c[2] <= block.count[2];
+  }
+  // Position p in the frame of stored cell `cell` (domain: whatever side of a wall round-off put
+  // it, the cell it was assigned).
+  KOKKOS_INLINE_FUNCTION void domain_frame(int cell, const double p[3], double u[3]) const
+  {
+    int c[3];
+    cell_coords(cell, c);
+    for (int k = 0; k < 3; k++) u[k] = p[k] - (g.origin[k] + c[k] * g.w[k]);
+  }
 };
 
 // A sweep's fullest cell and the most atoms within reach of one cell (its 27-cell window).

@@ -8,12 +8,6 @@
 namespace gpumc {
 
 namespace {
-// global cell coordinate of x along a dimension (not wrapped: ghosts lie outside the box)
-int global_cell(const CheckerGrid &g, int d, double x)
-{
-  return (int) std::floor((x - g.origin[d]) / g.w[d]);
-}
-
 // neighbour w (0..26) of a cell as an offset, in checker_neighbour's order (the cell itself first)
 void neighbour_offset(int w, int off[3])
 {
@@ -39,22 +33,7 @@ void DomainCheckerboard::build(const DomainBlock &block, int nowned, int nall, c
   std::vector<int> cell_of(nall, -1);
   for (int i = 0; i < nall; i++) {
     int l[3];
-    bool inside = true;
-    for (int d = 0; d < 3; d++) {
-      l[d] = global_cell(block.grid, d, x[i][d]) - block.first[d] + 1;
-      // An atom within round-off of a subdomain wall (atoms on a lattice plane sit on it exactly)
-      // is in the cell on its owner's side, on every rank: LAMMPS's test of ownership and the
-      // cell's floor may round differently there.
-      if (i < nowned) {
-        l[d] = std::min(std::max(l[d], 1), block.count[d]);
-      } else if (x[i][d] < block.sublo[d]) {
-        l[d] = std::min(l[d], 0);
-      } else if (x[i][d] >= block.subhi[d]) {
-        l[d] = std::max(l[d], block.count[d] + 1);
-      }
-      inside = inside && l[d] >= 0 && l[d] <= block.count[d] + 1;
-    }
-    if (inside) cell_of[i] = local_cell(l);
+    if (domain_cell(block, i < nowned, x[i], l)) cell_of[i] = local_cell(l);
   }
   std::vector<int> order;
   order.reserve(nall);
@@ -178,12 +157,8 @@ MoveCounts DomainCheckerboard::colour(int colour, const CounterRNG &rng, uint64_
           counts.trials++;
           const double now[3] = {xs_[k], ys_[k], zs_[k]};
           double trial[3];
-          bool stays = true;
-          for (int d = 0; d < 3; d++) {
-            trial[d] = now[d] + trials[s].disp[d];
-            stays = stays && global_cell(g, d, trial[d]) == c[d];
-          }
-          if (!stays) continue;    // leaves the cell: rejected
+          for (int d = 0; d < 3; d++) trial[d] = now[d] + trials[s].disp[d];
+          if (!domain_stays(g, trial, c)) continue;    // leaves the cell: rejected
           double e_trial, e_now;
           energies_at(k, ts_[k], l, trial, now, e_trial, e_now);
           const double change = e_trial - e_now;

@@ -24,15 +24,6 @@
 
 namespace gpumc {
 
-// This rank's part of the global grid: cells first[d] .. first[d] + count[d] - 1 along each
-// dimension, the grid's origin at the box's lower corner; sublo, subhi: the rank's subdomain, whose
-// walls are those cells' walls up to round-off.
-struct DomainBlock {
-  CheckerGrid grid;
-  int first[3], count[3];
-  double sublo[3], subhi[3];
-};
-
 class DomainCheckerboard {
  public:
   explicit DomainCheckerboard(const PairTable &table);

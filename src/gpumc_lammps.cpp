@@ -165,17 +165,7 @@ std::vector<int> GPUMC::group_members(LAMMPS *lmp, const Configuration &conf, in
   return members;
 }
 
-namespace {
-// FNV-1a over raw bytes
-void fnv1a(uint64_t &h, const void *data, size_t nbytes)
-{
-  const auto *b = (const unsigned char *) data;
-  for (size_t k = 0; k < nbytes; k++) {
-    h ^= b[k];
-    h *= 1099511628211ULL;
-  }
-}
-}    // namespace
+using GPUMC::fnv1a;
 
 uint64_t GPUMC::fingerprint(LAMMPS *lmp, const std::vector<double> &x, const std::vector<int> &type,
                             const gpumc::PairTable &table)
@@ -192,16 +182,17 @@ uint64_t GPUMC::fingerprint_ranks(LAMMPS *lmp, const gpumc::PairTable &table)
   // sums of the hashes' two halves: the same whichever rank holds which atom, exact below 2^31 atoms
   long long mine[2] = {0, 0};
   for (int i = 0; i < atom->nlocal; i++) {
-    uint64_t h = 1469598103934665603ULL;
-    const int64_t tag = atom->tag[i];
-    fnv1a(h, &tag, sizeof(tag));
-    fnv1a(h, &atom->type[i], sizeof(int));
-    fnv1a(h, atom->x[i], 3 * sizeof(double));
+    const uint64_t h = atom_hash(atom->tag[i], atom->type[i], atom->x[i]);
     mine[0] += (long long) (h & 0xffffffffULL);
     mine[1] += (long long) (h >> 32);
   }
+  return fingerprint_of_sums(lmp, mine, table);
+}
+
+uint64_t GPUMC::fingerprint_of_sums(LAMMPS *lmp, const long long mine[2], const gpumc::PairTable &table)
+{
   long long all[2] = {0, 0};
-  MPI_Allreduce(mine, all, 2, MPI_LONG_LONG, MPI_SUM, lmp->world);
+  MPI_Allreduce((void *) mine, all, 2, MPI_LONG_LONG, MPI_SUM, lmp->world);
   uint64_t h = 1469598103934665603ULL;
   fnv1a(h, all, sizeof(all));
   return fingerprint(lmp, h, table);

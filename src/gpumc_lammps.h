@@ -11,6 +11,7 @@
 #include "pointers.h"
 
 #include "gpumc_domain_host.h"
+#include "gpumc_portability.h"
 #include "gpumc_system_host.h"
 
 #include <string>
@@ -57,48 +58,127 @@ namespace GPUMC {
   // the atoms of a hash of each one's ID, type and position (equal on any number of ranks, but
   // not to the single-process fingerprint).
   uint64_t fingerprint_ranks(LAMMPS *lmp, const gpumc::PairTable &table);
+  // fingerprint_ranks's parts, which the Kokkos styles compute on the device: FNV-1a over bytes,
+  // an atom's hash, and the fingerprint from this rank's sums of the hashes' two halves.
+  GPUMC_INLINE void fnv1a(uint64_t &h, const void *data, size_t nbytes)
+  {
+    const auto *b = (const unsigned char *) data;
+    for (size_t k = 0; k < nbytes; k++) {
+      h ^= b[k];
+      h *= 1099511628211ULL;
+    }
+  }
+  GPUMC_INLINE uint64_t atom_hash(int64_t tag, int type, const double x[3])
+  {
+    uint64_t h = 1469598103934665603ULL;
+    fnv1a(h, &tag, sizeof(tag));
+    fnv1a(h, &type, sizeof(int));
+    fnv1a(h, x, 3 * sizeof(double));
+    return h;
+  }
+  uint64_t fingerprint_of_sums(LAMMPS *lmp, const long long mine[2], const gpumc::PairTable &table);
   // The same from a hash of the configuration made elsewhere (the Kokkos engine's, on the device).
   uint64_t fingerprint(LAMMPS *lmp, uint64_t configuration, const gpumc::PairTable &table);
 
   // Indices (in atom-ID order) of the atoms of a group.
   std::vector<int> group_members(LAMMPS *lmp, const Configuration &conf, int groupbit);
 
-  // Checkerboard sweeps of the host styles on several MPI ranks, over LAMMPS's own spatial
-  // decomposition (gpumc_domain_host.h; gpumc_lammps_domain.cpp). Each sweep translates the system
-  // by its grid shift and lets LAMMPS's Comm move the atoms to the ranks whose subdomains hold them
-  // (exchange) and copy the layer around each subdomain (borders); the ghosts are refreshed
-  // (forward communication) after each colour. The system is translated back by finish().
+  // Checkerboard sweeps on several MPI ranks, over LAMMPS's own spatial decomposition
+  // (gpumc_lammps_domain.cpp). Each sweep translates the system by its grid shift and lets
+  // LAMMPS's Comm move the atoms to the ranks whose subdomains hold them (exchange) and copy the
+  // layer around each subdomain (borders); the ghosts are refreshed (forward communication) after
+  // each colour. The system is translated back by finish(). This class is the driver that every
+  // backend shares; the engine that sweeps a rank's block and the atoms' storage are a backend's
+  // (DomainSweepsHost below, DomainSweepsKokkos in gpumc_lammps_kokkos.h).
   class DomainSweeps {
    public:
     DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who);
+    virtual ~DomainSweeps() = default;
     // Sweep `sweep` (gpumc_checkerboard.h's trials); energy gets the accepted energy changes of all ranks.
     gpumc::MoveCounts sweep(const gpumc::CounterRNG &rng, uint64_t sweep, double beta, double dmax, double &energy);
     // Energy of the configuration after a sweep or volume move: pair terms of all ranks and the
     // count energy.
-    double total_energy() const;
+    double total_energy();
     // Volume trial `move` (gpumc_moves.h), decided once for all ranks: every subdomain scales with
     // the box; a rejected trial restores the positions and the box exactly.
     bool volume_move(const gpumc::VolumeMoveParams &p, const gpumc::CounterRNG &rng, uint64_t move, double &energy);
     // Undo the translation: the atoms where the first sweep found them, up to the moves.
     void finish();
+    // Wall time spent so far in communication: atoms moved between ranks and ghosts copied
+    // (exchange, borders), and ghosts refreshed after each colour.
+    double exchange_seconds() const { return exchange_seconds_; }
+    double ghost_seconds() const { return ghost_seconds_; }
 
-   private:
+   protected:
     LAMMPS *lmp_;
     const gpumc::PairTable &table_;
     int groupbit_;
     std::string who_;
-    gpumc::DomainCheckerboard engine_;
+
+    // ---- a backend's part: its atoms' storage and its engine ----
+    // Owned atoms translated by delta, wrapped into the box (image flags follow).
+    virtual void translate_atoms(const double delta[3]) = 0;
+    // Owned atoms scaled with the box from old_lo to lo (factor scale per dimension), wrapped.
+    virtual void scale_atoms(const double old_lo[3], const double lo[3], const double scale[3]) = 0;
+    // Owned atoms' positions and image flags kept, and put back (a rejected volume move).
+    virtual void save_atoms() = 0;
+    virtual void restore_atoms() = 0;
+    // The engine's cells of this rank's block from the current atoms and ghosts.
+    virtual void build_engine(const gpumc::DomainBlock &block) = 0;
+    // The 8 colours (in `order`) of sweep `sweep`, calling colour_done() after each; dU gets the
+    // accepted energy change of this rank.
+    virtual gpumc::MoveCounts sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep,
+                                            double beta, double dmax, double &dU) = 0;
+    // The ghosts' positions into the engine (after the forward communication).
+    virtual void refresh_ghosts() = 0;
+    // Pair energy of the owned atoms with the atoms of higher ID.
+    virtual double owned_pair_energy() = 0;
+    // Waits for the backend's work in flight (a device's kernels), so that times are its own.
+    virtual void wait() {}
+    // The owned atoms' positions to the other ranks' ghosts (LAMMPS's forward communication).
+    virtual void forward_ghosts();
+    // The moves of a colour to the other ranks' ghosts (forward communication), and the ghosts'
+    // new positions into the engine.
+    void colour_done();
+
+   private:
     double offset_[3] = {0.0, 0.0, 0.0};    // the system's present translation
+    double exchange_seconds_ = 0.0, ghost_seconds_ = 0.0;
+    // the time of a communication step, from its start (the backend's work done first), added to total
+    double comm_start();
+    void comm_end(double start, double &total);
     std::vector<long> type_count_;          // of all ranks
-    std::vector<int64_t> tag_;
-    std::vector<int> mobile_;
     void translate(const double delta[3]);
     // The engine's cells for grid g (origin at the box's corner) and the current atoms and ghosts.
-    void build_engine(gpumc::CheckerGrid g);
+    void build(gpumc::CheckerGrid g);
     // Ghosts anew for the current box (no atom changes its rank).
     void refresh_borders();
     gpumc::CheckerGrid unshifted_grid() const;
     [[noreturn]] void grid_error(const gpumc::Box &box) const;
+  };
+
+  // The host styles' backend: gpumc_domain_host.h's engine on LAMMPS's own arrays.
+  class DomainSweepsHost : public DomainSweeps {
+   public:
+    DomainSweepsHost(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who);
+
+   protected:
+    void translate_atoms(const double delta[3]) override;
+    void scale_atoms(const double old_lo[3], const double lo[3], const double scale[3]) override;
+    void save_atoms() override;
+    void restore_atoms() override;
+    void build_engine(const gpumc::DomainBlock &block) override;
+    gpumc::MoveCounts sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep, double beta,
+                                    double dmax, double &dU) override;
+    void refresh_ghosts() override;
+    double owned_pair_energy() override;
+
+   private:
+    gpumc::DomainCheckerboard engine_;
+    std::vector<int64_t> tag_;
+    std::vector<int> mobile_;
+    std::vector<double> saved_x_;
+    std::vector<imageint> saved_image_;
   };
 
   // Velocities of the group's atoms drawn from the Maxwell-Boltzmann distribution at temperature

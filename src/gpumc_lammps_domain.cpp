@@ -1,6 +1,7 @@
 /* ----------------------------------------------------------------------
    GPUMC: checkerboard sweeps on several MPI ranks, driven through LAMMPS's own Comm
-   (gpumc_lammps.h: DomainSweeps; the engine is gpumc_domain_host.h).
+   (gpumc_lammps.h: DomainSweeps, the driver every backend shares, and DomainSweepsHost, the host
+   styles' backend with the engine of gpumc_domain_host.h).
 ------------------------------------------------------------------------- */
 
 #include "gpumc_lammps.h"
@@ -14,7 +15,7 @@ using namespace LAMMPS_NS;
 
 GPUMC::DomainSweeps::DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
                                   const std::string &who) :
-    lmp_(lmp), table_(table), groupbit_(groupbit), who_(who), engine_(table)
+    lmp_(lmp), table_(table), groupbit_(groupbit), who_(who)
 {
   Comm *comm = lmp->comm;
   if (comm->style != Comm::BRICK || comm->layout != Comm::LAYOUT_UNIFORM)
@@ -31,15 +32,10 @@ GPUMC::DomainSweeps::DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, in
   comm->exchange();
 }
 
-// Translate the owned atoms (LAMMPS's image flags follow); the callers then let Comm move them to
-// their ranks.
+// Translate the owned atoms; the callers then let Comm move them to their ranks.
 void GPUMC::DomainSweeps::translate(const double delta[3])
 {
-  Atom *atom = lmp_->atom;
-  for (int i = 0; i < atom->nlocal; i++) {
-    for (int d = 0; d < 3; d++) atom->x[i][d] += delta[d];
-    lmp_->domain->remap(atom->x[i], atom->image[i]);
-  }
+  translate_atoms(delta);
   for (int d = 0; d < 3; d++) offset_[d] += delta[d];
 }
 
@@ -47,7 +43,6 @@ gpumc::MoveCounts GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint6
                                              double &energy)
 {
   Comm *comm = lmp_->comm;
-  Atom *atom = lmp_->atom;
   const gpumc::Box box = GPUMC::box(lmp_);
   gpumc::CheckerGrid g;
   if (!gpumc::checker_grid(rng, sweep, box.lo, box.len, gpumc::checker_min_width(table_.cut_max), g, comm->procgrid))
@@ -59,20 +54,15 @@ gpumc::MoveCounts GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint6
     g.origin[d] = g.lo[d];
   }
   translate(delta);
+  const double start = comm_start();
   comm->exchange();
   comm->borders();
-  build_engine(g);
+  comm_end(start, exchange_seconds_);
+  build(g);
   int order[8];
   gpumc::checker_colour_order(rng, sweep, order);
-  gpumc::MoveCounts counts;
   double dU = 0.0;
-  for (int colour : order) {
-    const gpumc::MoveCounts c = engine_.colour(colour, rng, sweep, beta, dmax, atom->x, dU);
-    counts.trials += c.trials;
-    counts.accepted += c.accepted;
-    comm->forward_comm();
-    engine_.refresh_ghosts(atom->x);
-  }
+  gpumc::MoveCounts counts = sweep_colours(order, rng, sweep, beta, dmax, dU);
   double local[3] = {dU, (double) counts.trials, (double) counts.accepted};
   double total[3];
   MPI_Allreduce(local, total, 3, MPI_DOUBLE, MPI_SUM, lmp_->world);
@@ -80,6 +70,31 @@ gpumc::MoveCounts GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint6
   counts.trials = (uint64_t) total[1];
   counts.accepted = (uint64_t) total[2];
   return counts;
+}
+
+void GPUMC::DomainSweeps::colour_done()
+{
+  const double start = comm_start();
+  forward_ghosts();
+  refresh_ghosts();
+  comm_end(start, ghost_seconds_);
+}
+
+void GPUMC::DomainSweeps::forward_ghosts()
+{
+  lmp_->comm->forward_comm();
+}
+
+double GPUMC::DomainSweeps::comm_start()
+{
+  wait();
+  return MPI_Wtime();
+}
+
+void GPUMC::DomainSweeps::comm_end(double start, double &total)
+{
+  wait();
+  total += MPI_Wtime() - start;
 }
 
 // The grid of the current box, its origin at the box's corner (energies need no shift).
@@ -105,10 +120,9 @@ void GPUMC::DomainSweeps::grid_error(const gpumc::Box &box) const
                    comm->procgrid[2]);
 }
 
-void GPUMC::DomainSweeps::build_engine(gpumc::CheckerGrid g)
+void GPUMC::DomainSweeps::build(gpumc::CheckerGrid g)
 {
   Comm *comm = lmp_->comm;
-  Atom *atom = lmp_->atom;
   gpumc::DomainBlock block;
   block.grid = g;
   for (int d = 0; d < 3; d++) {
@@ -123,14 +137,7 @@ void GPUMC::DomainSweeps::build_engine(gpumc::CheckerGrid g)
                        "as volume moves need)", who_, comm->cutghost[d], g.w[d], g.w[d] * (1.0 + 1e-6),
                        2.0 * table_.cut_max);
   }
-  const int nlocal = atom->nlocal, nall = atom->nlocal + atom->nghost;
-  tag_.resize(nall);
-  mobile_.resize(nall);
-  for (int i = 0; i < nall; i++) {
-    tag_[i] = atom->tag[i];
-    mobile_[i] = (atom->mask[i] & groupbit_) != 0;
-  }
-  engine_.build(block, nlocal, nall, atom->x, atom->type, tag_.data(), mobile_.data());
+  build_engine(block);
 }
 
 void GPUMC::DomainSweeps::refresh_borders()
@@ -147,7 +154,6 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
                                       uint64_t move, double &energy)
 {
   Domain *domain = lmp_->domain;
-  Atom *atom = lmp_->atom;
   const gpumc::Box old = GPUMC::box(lmp_);
   double len[3];
   const double u = gpumc::propose_volume(rng, move, p.scheme, p.step, old.len, len);
@@ -158,16 +164,12 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
   const double back[3] = {-offset_[0], -offset_[1], -offset_[2]};
   translate(back);
   lmp_->comm->exchange();
-  const int nlocal = atom->nlocal;
-  std::vector<double> saved_x(3 * (size_t) nlocal);
-  std::vector<imageint> saved_image(atom->image, atom->image + nlocal);
+  save_atoms();
   double saved_lo[3], saved_hi[3];
   for (int d = 0; d < 3; d++) {
     saved_lo[d] = domain->boxlo[d];
     saved_hi[d] = domain->boxhi[d];
   }
-  for (int i = 0; i < nlocal; i++)
-    for (int d = 0; d < 3; d++) saved_x[3 * i + d] = atom->x[i][d];
   auto set_box = [&](const double lo[3], const double hi[3]) {
     for (int d = 0; d < 3; d++) {
       domain->boxlo[d] = lo[d];
@@ -185,17 +187,14 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
   set_box(lo, hi);
   // each subdomain scales with the box, so every atom stays with its rank (up to round-off at a
   // wall, which the engine allows for and LAMMPS's next exchange settles)
-  for (int i = 0; i < nlocal; i++) {
-    for (int d = 0; d < 3; d++) atom->x[i][d] = lo[d] + (atom->x[i][d] - old.lo[d]) * scale[d];
-    domain->remap(atom->x[i], atom->image[i]);
-  }
+  scale_atoms(old.lo, lo, scale);
   refresh_borders();
   const gpumc::Box trial = GPUMC::box(lmp_);
-  build_engine(unshifted_grid());
+  build(unshifted_grid());
   const double e_new = total_energy();
   int accept = gpumc::metropolis_accept(gpumc::volume_log_ratio(p.beta, e_new - energy, p.pressure_energy,
                                                                 old.volume(), trial.volume(),
-                                                                (double) atom->natoms, p.scheme),
+                                                                (double) lmp_->atom->natoms, p.scheme),
                                         u);
   // one decision for all ranks, whatever the reduction's rounding on each
   MPI_Bcast(&accept, 1, MPI_INT, 0, lmp_->world);
@@ -203,19 +202,16 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
     energy = e_new;
   } else {
     set_box(saved_lo, saved_hi);    // exactly the old box
-    for (int i = 0; i < nlocal; i++) {
-      for (int d = 0; d < 3; d++) atom->x[i][d] = saved_x[3 * i + d];
-      atom->image[i] = saved_image[i];
-    }
+    restore_atoms();
     refresh_borders();
-    build_engine(unshifted_grid());
+    build(unshifted_grid());
   }
   return accept != 0;
 }
 
-double GPUMC::DomainSweeps::total_energy() const
+double GPUMC::DomainSweeps::total_energy()
 {
-  double mine = engine_.owned_pair_energy();
+  double mine = owned_pair_energy();
   double pair = 0.0;
   MPI_Allreduce(&mine, &pair, 1, MPI_DOUBLE, MPI_SUM, lmp_->world);
   return pair + table_.count_energy(type_count_, GPUMC::box(lmp_).volume());
@@ -225,4 +221,85 @@ void GPUMC::DomainSweeps::finish()
 {
   const double back[3] = {-offset_[0], -offset_[1], -offset_[2]};
   translate(back);
+}
+
+/* ---------------------------------------------------------------------- */
+
+GPUMC::DomainSweepsHost::DomainSweepsHost(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
+                                          const std::string &who) :
+    DomainSweeps(lmp, table, groupbit, who), engine_(table)
+{
+}
+
+void GPUMC::DomainSweepsHost::translate_atoms(const double delta[3])
+{
+  Atom *atom = lmp_->atom;
+  for (int i = 0; i < atom->nlocal; i++) {
+    for (int d = 0; d < 3; d++) atom->x[i][d] += delta[d];
+    lmp_->domain->remap(atom->x[i], atom->image[i]);
+  }
+}
+
+void GPUMC::DomainSweepsHost::scale_atoms(const double old_lo[3], const double lo[3], const double scale[3])
+{
+  Atom *atom = lmp_->atom;
+  for (int i = 0; i < atom->nlocal; i++) {
+    for (int d = 0; d < 3; d++) atom->x[i][d] = lo[d] + (atom->x[i][d] - old_lo[d]) * scale[d];
+    lmp_->domain->remap(atom->x[i], atom->image[i]);
+  }
+}
+
+void GPUMC::DomainSweepsHost::save_atoms()
+{
+  Atom *atom = lmp_->atom;
+  const int nlocal = atom->nlocal;
+  saved_x_.resize(3 * (size_t) nlocal);
+  saved_image_.assign(atom->image, atom->image + nlocal);
+  for (int i = 0; i < nlocal; i++)
+    for (int d = 0; d < 3; d++) saved_x_[3 * i + d] = atom->x[i][d];
+}
+
+void GPUMC::DomainSweepsHost::restore_atoms()
+{
+  Atom *atom = lmp_->atom;
+  for (int i = 0; i < atom->nlocal; i++) {
+    for (int d = 0; d < 3; d++) atom->x[i][d] = saved_x_[3 * i + d];
+    atom->image[i] = saved_image_[i];
+  }
+}
+
+void GPUMC::DomainSweepsHost::build_engine(const gpumc::DomainBlock &block)
+{
+  Atom *atom = lmp_->atom;
+  const int nlocal = atom->nlocal, nall = atom->nlocal + atom->nghost;
+  tag_.resize(nall);
+  mobile_.resize(nall);
+  for (int i = 0; i < nall; i++) {
+    tag_[i] = atom->tag[i];
+    mobile_[i] = (atom->mask[i] & groupbit_) != 0;
+  }
+  engine_.build(block, nlocal, nall, atom->x, atom->type, tag_.data(), mobile_.data());
+}
+
+gpumc::MoveCounts GPUMC::DomainSweepsHost::sweep_colours(const int order[8], const gpumc::CounterRNG &rng,
+                                                         uint64_t sweep, double beta, double dmax, double &dU)
+{
+  gpumc::MoveCounts counts;
+  for (int k = 0; k < 8; k++) {
+    const gpumc::MoveCounts c = engine_.colour(order[k], rng, sweep, beta, dmax, lmp_->atom->x, dU);
+    counts.trials += c.trials;
+    counts.accepted += c.accepted;
+    colour_done();
+  }
+  return counts;
+}
+
+void GPUMC::DomainSweepsHost::refresh_ghosts()
+{
+  engine_.refresh_ghosts(lmp_->atom->x);
+}
+
+double GPUMC::DomainSweepsHost::owned_pair_energy()
+{
+  return engine_.owned_pair_energy();
 }

@@ -11,10 +11,12 @@
 #include "atom_masks.h"
 #include "domain.h"
 #include "error.h"
+#include "fix.h"
 #include "force.h"
 #include "kspace.h"
 #include "kokkos_type.h"
 
+#include "gpumc_lammps.h"
 #include "gpumc_system_kokkos.h"
 #include "gpumc_velocities.h"
 
@@ -218,6 +220,132 @@ namespace GPUMC {
                                            groupbit, {total[0] / total[3], total[1] / total[3], total[2] / total[3]}};
     Kokkos::parallel_for("gpumc:velocity_momentum", Kokkos::RangePolicy<ExecSpace>(0, atomKK->nlocal), shift);
   }
+
+  // GPUMC::fingerprint_ranks from atomKK's device views (each atom's hash; sums of its halves).
+  template <class DeviceType>
+  struct FingerprintFunctor {
+    using AT = ArrayTypes<DeviceType>;
+    using value_type = long long[];
+    using size_type = int;
+    typename AT::t_x_array x;
+    typename AT::t_int_1d type;
+    typename AT::t_tagint_1d tag;
+    const unsigned value_count = 2;
+    KOKKOS_INLINE_FUNCTION void operator()(const int i, value_type sums) const
+    {
+      const double p[3] = {x(i, 0), x(i, 1), x(i, 2)};
+      const uint64_t h = atom_hash((int64_t) tag(i), type(i), p);
+      sums[0] += (long long) (h & 0xffffffffULL);
+      sums[1] += (long long) (h >> 32);
+    }
+    KOKKOS_INLINE_FUNCTION void init(value_type sums) const { sums[0] = sums[1] = 0; }
+    KOKKOS_INLINE_FUNCTION void join(value_type dst, const value_type src) const
+    {
+      dst[0] += src[0];
+      dst[1] += src[1];
+    }
+  };
+
+  template <class DeviceType>
+  uint64_t fingerprint_ranks_kokkos(LAMMPS *lmp, const gpumc::PairTable &table)
+  {
+    using ExecSpace = typename DeviceType::execution_space;
+    auto *atomKK = (AtomKokkos *) lmp->atom;
+    atomKK->sync(ExecutionSpaceFromDevice<DeviceType>::space, X_MASK | TYPE_MASK | TAG_MASK);
+    FingerprintFunctor<DeviceType> f{atomKK->k_x.view<DeviceType>(), atomKK->k_type.view<DeviceType>(),
+                                     atomKK->k_tag.view<DeviceType>()};
+    long long mine[2] = {0, 0};
+    Kokkos::View<long long *, Kokkos::HostSpace, Kokkos::MemoryUnmanaged> sums(mine, 2);
+    Kokkos::parallel_reduce("gpumc:fingerprint_ranks", Kokkos::RangePolicy<ExecSpace>(0, atomKK->nlocal), f, sums);
+    return fingerprint_of_sums(lmp, mine, table);
+  }
+
+  // The positions of the atoms in a forward communication's send list (with the swap's periodic
+  // shift) packed into its buffer on the device, and unpacked into the ghosts: what a /kk fix's
+  // pack_forward_comm_kokkos and unpack_forward_comm_kokkos do for CommKokkos, so that only the
+  // buffers cross to the host when MPI cannot read device memory (LAMMPS's own forward
+  // communication of positions then copies all positions to the host and back).
+  template <class DeviceType>
+  struct GhostPositionsComm {
+    using AT = ArrayTypes<DeviceType>;
+    struct TagPack {};
+    struct TagUnpack {};
+    typename AT::t_x_array x;
+    typename AT::t_int_1d list;
+    typename AT::t_xfloat_1d buf;
+    double shift[3] = {0.0, 0.0, 0.0};
+    int first = 0;
+    KOKKOS_INLINE_FUNCTION void operator()(TagPack, const int i) const
+    {
+      const int j = list(i);
+      for (int d = 0; d < 3; d++) buf(3 * i + d) = x(j, d) + shift[d];
+    }
+    KOKKOS_INLINE_FUNCTION void operator()(TagUnpack, const int i) const
+    {
+      for (int d = 0; d < 3; d++) x(first + i, d) = buf(3 * i + d);
+    }
+
+    static int pack(LAMMPS *lmp, int n, DAT::tdual_int_1d k_list, DAT::tdual_xfloat_1d &k_buf, int pbc_flag,
+                    const int *pbc)
+    {
+      auto *atomKK = (AtomKokkos *) lmp->atom;
+      GhostPositionsComm f{atomKK->k_x.view<DeviceType>(), k_list.view<DeviceType>(), k_buf.view<DeviceType>()};
+      if (pbc_flag) {
+        f.shift[0] = pbc[0] * lmp->domain->xprd;
+        f.shift[1] = pbc[1] * lmp->domain->yprd;
+        f.shift[2] = pbc[2] * lmp->domain->zprd;
+      }
+      Kokkos::parallel_for("gpumc:ghost_pack",
+                           Kokkos::RangePolicy<typename DeviceType::execution_space, TagPack>(0, n), f);
+      return 3 * n;
+    }
+    static void unpack(LAMMPS *lmp, int n, int first, DAT::tdual_xfloat_1d &k_buf)
+    {
+      auto *atomKK = (AtomKokkos *) lmp->atom;
+      GhostPositionsComm f{atomKK->k_x.view<DeviceType>(), {}, k_buf.view<DeviceType>()};
+      f.first = first;
+      Kokkos::parallel_for("gpumc:ghost_unpack",
+                           Kokkos::RangePolicy<typename DeviceType::execution_space, TagUnpack>(0, n), f);
+    }
+  };
+
+  // Checkerboard sweeps of the /kk styles on several MPI ranks (gpumc_lammps.h's DomainSweeps with
+  // the Kokkos engine; gpumc_lammps_domain_kokkos.cpp): the atoms stay in atomKK's device views,
+  // which CommKokkos exchanges and communicates, and the engine sweeps its copy of the rank's
+  // atoms and ghosts, whose owned positions go back to atomKK after each colour.
+  template <class DeviceType>
+  class DomainSweepsKokkos : public DomainSweeps {
+   public:
+    // ghost_fix: the fix whose Kokkos forward communication (GhostPositionsComm) refreshes the ghosts
+    DomainSweepsKokkos(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who,
+                       gpumc::DeviceSystem<DeviceType> &engine, Fix *ghost_fix);
+
+   protected:
+    void translate_atoms(const double delta[3]) override;
+    void scale_atoms(const double old_lo[3], const double lo[3], const double scale[3]) override;
+    void save_atoms() override;
+    void restore_atoms() override;
+    void build_engine(const gpumc::DomainBlock &block) override;
+    gpumc::MoveCounts sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep, double beta,
+                                    double dmax, double &dU) override;
+    void refresh_ghosts() override;
+    double owned_pair_energy() override;
+    void wait() override { Kokkos::fence(); }
+    void forward_ghosts() override;
+
+   private:
+    using ExecSpace = typename DeviceType::execution_space;
+    AtomKokkos *atomKK_;
+    gpumc::DeviceSystem<DeviceType> &engine_;
+    Fix *ghost_fix_;
+    Kokkos::View<double *[3], DeviceType> x_;    // the engine's positions: owned atoms, then ghosts
+    Kokkos::View<int *, DeviceType> type_, mobile_;
+    Kokkos::View<int64_t *, DeviceType> tag_;
+    typename ArrayTypes<DeviceType>::t_x_array saved_x_;
+    typename ArrayTypes<DeviceType>::t_imageint_1d saved_image_;
+    // owned positions scaled by `scale` from old_lo to lo, then moved by delta, then wrapped
+    void transform_atoms(const double old_lo[3], const double lo[3], const double scale[3], const double delta[3]);
+  };
 
   // The LAMMPS box as the engine's lo and side lengths.
   inline void box_of(LAMMPS *lmp, double lo[3], double len[3])

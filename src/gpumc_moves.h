@@ -21,6 +21,11 @@
 
 namespace gpumc {
 
+// Trials and accepted moves of a run of moves (every backend's sums).
+struct MoveCounts {
+  uint64_t trials = 0, accepted = 0;
+};
+
 // ---- translations: draw (move, 0) picks the atom and the displacement, (move, 1) the test
 
 struct Translation {

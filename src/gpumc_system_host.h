@@ -155,10 +155,6 @@ class HostSystem {
 
 // ---- move kernels of the host styles ----
 
-struct MoveCounts {
-  uint64_t trials = 0, accepted = 0;
-};
-
 // nmoves trial translations numbered first_move.. in the translation stream (gpumc_moves.h),
 // each of an atom drawn uniformly from `mobile`; energy is updated by the accepted dU.
 MoveCounts translation_moves(HostSystem &sys, const std::vector<int> &mobile, double beta,

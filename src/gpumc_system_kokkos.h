@@ -30,6 +30,7 @@
 #include "gpumc_device_state_kokkos.h"
 
 #include <cstdint>
+#include <functional>
 #include <type_traits>
 #include <vector>
 
@@ -128,8 +129,29 @@ class DeviceSystem {
   // Waits for the pending checkerboard sweeps, and runs them again from one that stopped.
   void settle();
   // Mean Boltzmann factor of ninsert or more test insertions of `type` (done: how many), numbered
-  // (block, g) in the stream (gpumc_widom_kokkos.cpp).
-  double widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert, uint64_t &done);
+  // (block, g) in the stream (gpumc_widom_kokkos.cpp). With parts > 1 only share `part` of them
+  // is made (the insertion boxes split evenly), and their Boltzmann factors' sum over done is
+  // returned: the parts' results add up to the mean (not with an Ewald sum).
+  double widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert, uint64_t &done,
+               int part = 0, int parts = 1);
+
+  // ---- checkerboard sweeps over a spatial decomposition (gpumc_domain_kokkos.cpp) ----
+  // The trials and decisions of the host's DomainCheckerboard (gpumc_domain_host.h) on this MPI
+  // rank's block of the global grid. The cells of the block and the layer around it from nall
+  // atoms (the arrays may be longer), the first nowned owned and the rest ghosts: positions (swept
+  // in place), types, IDs, and mobile (1 for the owned atoms of the group).
+  void domain_build(const DomainBlock &block, int nowned, int nall, View<double *[3]> x, View<int *> type,
+                    View<int64_t *> tag, View<int *> mobile);
+  // The ghosts' positions in x taken again (their owners moved them).
+  void domain_refresh_ghosts();
+  // The 8 colours of sweep `sweep` in `order` on the block; after_colour runs after each (it
+  // brings the ghosts' new positions).
+  void domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng, uint64_t sweep,
+                      const std::function<void()> &after_colour);
+  // The last sweep's trials and accepted moves on this rank, and (du) their energy change.
+  MoveCounts domain_sweep_sums(double &du);
+  // Pair energy of the pairs of owned atoms with atoms of higher ID (every pair once over the ranks).
+  double domain_owned_pair_energy();
 
  private:
   int natoms_ = 0, ntypes_ = 0, team_size_ = 0;
@@ -159,6 +181,9 @@ class DeviceSystem {
   };
   PendingSweeps pending_;
   kk::CheckerSizes cb_room_{0, 0};    // the room the checkerboard kernels are sized for
+  kk::CheckerSizes domain_room_{0, 0};    // the sizes of the block's cells (domain_build)
+  View<int64_t *> domain_tag_;
+  int domain_nowned_ = 0;
   View<kk::CheckerSizes> cb_sizes_;   // the last sweep's sizes
   View<kk::CheckerSums> cb_sums_;
   // the positions are cb_.x's (as set, or moved by checkerboard sweeps), not the cell list's,
@@ -242,9 +267,10 @@ class DeviceSystem {
   // checkerboard sweeps (gpumc_checkerboard_kokkos.cpp)
   void launch_checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t sweep,
                                  bool measure);
+  // The 8 colours of a sweep on the cells of cb_ (after_colour, if set, runs after each colour).
   template <class Real, class Pairs>
-  void checker_colours(const CheckerGrid &g, const int order[8], int fullest, int window, double beta, double dmax,
-                       const CounterRNG &rng, uint64_t sweep);
+  void checker_colours(const int order[8], int fullest, int window, double beta, double dmax, const CounterRNG &rng,
+                       uint64_t sweep, const std::function<void()> &after_colour = {});
   int checker_team_size() const;
   int checker_trials_per_group(int cell_cap) const;
   template <class Real>

@@ -18,7 +18,7 @@ namespace gpumc {
 // insertions there; with EngineOptions::widom_walk_cells every insertion walks the cell list.
 template <class DeviceType>
 double DeviceSystem<DeviceType>::widom(int type, double beta, const CounterRNG &rng, uint64_t block, uint64_t ninsert,
-                                       uint64_t &done)
+                                       uint64_t &done, int part, int parts)
 {
   settle();
   ensure_cells();
@@ -29,6 +29,8 @@ double DeviceSystem<DeviceType>::widom(int type, double beta, const CounterRNG &
   a.nboxes = ncells * a.split * a.split * a.split;
   a.per_box = (ninsert + a.nboxes - 1) / a.nboxes;
   done = a.per_box * a.nboxes;
+  a.first_box = a.nboxes * part / parts;
+  a.my_boxes = a.nboxes * (part + 1) / parts - a.first_box;
   for (int d = 0; d < 3; d++) {
     a.lo[d] = box_lo_[d];
     a.len[d] = box_len_[d];
@@ -39,11 +41,16 @@ double DeviceSystem<DeviceType>::widom(int type, double beta, const CounterRNG &
   a.beta = beta;
   a.block = block;
   double sum = 0.0;
-  if (table_.ewald.enabled) return widom_ewald(a, rng, done) / (double) done;
+  if (table_.ewald.enabled) {
+    if (parts > 1) throw std::logic_error("GPUMC Kokkos engine: Widom insertions with an Ewald sum are not split");
+    return widom_ewald(a, rng, done) / (double) done;
+  }
+  if (a.my_boxes == 0) return 0.0;
   // (tables of pair_style table lie after the terms, which the staged kernel copies: the simple one)
   if (options_.widom_walk_cells || table_.has_tables()) {
     Kokkos::parallel_reduce("gpumc:widom_simple",
-                            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>(0, (int64_t) done),
+                            Kokkos::RangePolicy<ExecSpace, Kokkos::IndexType<int64_t>>(
+                                0, (int64_t) a.per_box * (int64_t) a.my_boxes),
                             kk::WidomSimpleFunctor<DeviceType>{c_, a, rng}, sum);
   } else if (mixed_) {
     sum = lj_morse_ ? widom_tiled<float, PairsLJMorse>(a, rng) : widom_tiled<float, PairsAny>(a, rng);
@@ -61,7 +68,7 @@ double DeviceSystem<DeviceType>::widom_tiled(const kk::WidomArgs &a, const Count
   F f{c_, a, rng};
   int most = 0;
   Kokkos::parallel_reduce("gpumc:widom_staged_max",
-                          Kokkos::RangePolicy<ExecSpace, typename F::TagStagedMax>(0, (int) a.nboxes), f,
+                          Kokkos::RangePolicy<ExecSpace, typename F::TagStagedMax>(0, (int) a.my_boxes), f,
                           Kokkos::Max<int>(most));
   f.cap = std::max(most, 1);
   const int team = widom_team();
@@ -74,7 +81,7 @@ double DeviceSystem<DeviceType>::widom_tiled(const kk::WidomArgs &a, const Count
     // with their scratch (H100, SiO2 at N = 74088: 1.15x the insertions per second of the 90
     // registers the compiler takes unbounded); else the unbounded kernel.
     using Bounded = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<32, 32>, typename F::TagInsertOnChip>;
-    const auto bounded = Bounded((int) a.nboxes, team).set_scratch_size(0, Kokkos::PerTeam(bytes));
+    const auto bounded = Bounded((int) a.my_boxes, team).set_scratch_size(0, Kokkos::PerTeam(bytes));
     if (f.level == 0 && team == 32 && bounded.team_size_max(f, Kokkos::ParallelReduceTag()) >= team) {
       Kokkos::parallel_reduce(label, bounded, f, sum);
       return sum;
@@ -82,12 +89,12 @@ double DeviceSystem<DeviceType>::widom_tiled(const kk::WidomArgs &a, const Count
   }
   if (f.level == 0)
     Kokkos::parallel_reduce(label,
-                            Kokkos::TeamPolicy<ExecSpace, typename F::TagInsertOnChip>((int) a.nboxes, team)
+                            Kokkos::TeamPolicy<ExecSpace, typename F::TagInsertOnChip>((int) a.my_boxes, team)
                                 .set_scratch_size(0, Kokkos::PerTeam(bytes)),
                             f, sum);
   else
     Kokkos::parallel_reduce(label,
-                            Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.nboxes, team)
+                            Kokkos::TeamPolicy<ExecSpace, typename F::TagInsert>((int) a.my_boxes, team)
                                 .set_scratch_size(1, Kokkos::PerTeam(bytes)),
                             f, sum);
   return sum;
@@ -126,7 +133,7 @@ int DeviceSystem<DeviceType>::widom_split(long ncells, uint64_t ninsert, double 
 // compiled once, for the device types of LAMMPS's KOKKOS package
 #define GPUMC_INSTANTIATE(D)                                                                           \
   template double DeviceSystem<D>::widom(int type, double beta, const CounterRNG &rng, uint64_t block, \
-                                         uint64_t ninsert, uint64_t &done);                            \
+                                         uint64_t ninsert, uint64_t &done, int part, int parts);       \
   template int DeviceSystem<D>::widom_split(long ncells, uint64_t ninsert, double rc) const;
 
 GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)

@@ -15,6 +15,9 @@ struct WidomArgs {
   int type, split;
   uint64_t block, per_box;
   long nboxes;
+  // the boxes this call inserts in: first_box .. first_box + my_boxes - 1 (a share of them on
+  // each of several MPI ranks)
+  long first_box = 0, my_boxes = 0;
 };
 
 // Box b's cell coordinates and lower corner.
@@ -77,11 +80,13 @@ struct WidomSimpleFunctor {
   CellData<DeviceType> c;
   WidomArgs a;
   CounterRNG rng{0, 0};
-  KOKKOS_INLINE_FUNCTION void operator()(const int64_t gidx, double &acc) const
+  // i: the i-th of this call's insertions, box first_box + i % my_boxes
+  KOKKOS_INLINE_FUNCTION void operator()(const int64_t i, double &acc) const
   {
+    const uint64_t gidx = (uint64_t) (i / a.my_boxes) * (uint64_t) a.nboxes + (uint64_t) (a.first_box + i % a.my_boxes);
     double p[3];
     int cc[3];
-    widom_insertion(c.g, a, rng, (uint64_t) gidx, cc, p);
+    widom_insertion(c.g, a, rng, gidx, cc, p);
     double e = 0.0;
     for (int w = 0; w < WIDOM_WINDOW_CELLS; w++) e += widom_cell_energy(c, a, cc, p, w);
     acc += exp(-a.beta * (e + a.count_shift));
@@ -149,8 +154,9 @@ struct WidomTiledFunctor {
   }
 
   // atoms box b stages (to size the scratch space)
-  KOKKOS_INLINE_FUNCTION void operator()(TagStagedMax, const int b, int &m) const
+  KOKKOS_INLINE_FUNCTION void operator()(TagStagedMax, const int k, int &m) const
   {
+    const long b = a.first_box + k;
     int c0[3];
     double corner[3];
     widom_box(c.g, a, b, c0, corner);
@@ -174,7 +180,7 @@ struct WidomTiledFunctor {
   template <bool ON_CHIP>
   KOKKOS_INLINE_FUNCTION void insert(const Member &tm, double &acc) const
   {
-    const long b = tm.league_rank();
+    const long b = a.first_box + tm.league_rank();
     int c0[3];
     double corner[3];
     widom_box(c.g, a, b, c0, corner);

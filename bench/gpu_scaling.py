@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+"""Multi-GPU scaling of the /kk checkerboard sweeps (fix gpumc/nvt/kk algorithm checkerboard, one
+MPI rank per GPU), beside LAMMPS KOKKOS MD of the same system on the same GPUs.
+
+The seed's SiO2 Morse system (0.053679 atoms/A^3, 4000 K, rc 9 A). Strong scaling at N = 357911
+and N = 2863288 on 1, 2, 4 GPUs; weak scaling at 357911 atoms per GPU (a 71 x 71 x 71 block of
+sites per GPU, the processor grid given). Mixed and double precision. For each: trial moves/s and
+sweeps/s over LAMMPS's loop time, the shares of the sweeps' wall time in communication (the fix's
+end-of-run line: atoms moved between ranks and ghosts copied once per sweep, ghosts refreshed after
+each colour), and the
+anchor, LAMMPS KOKKOS MD (fix nvt, 1 fs) timesteps/s. Median of --repeats runs.
+
+Writes <out>/gpu-scaling-<date>.json (records {system, algorithm, precision, n_atoms, gpus, metric,
+value, unit, device, date}) and <out>/gpu-scaling-<date>.md. Usage:
+  bench/gpu_scaling.py --lmp build/lmp [--gpus 1,2,4] [--mpirun 'mpirun --allow-run-as-root']
+"""
+
+import argparse
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from lammps_bench import SIO2_SETUP, loop_time, median
+
+# processor grid of the weak-scaling runs: each GPU holds a 71^3 block of sites
+WEAK_GRIDS = {1: (1, 1, 1), 2: (1, 1, 2), 4: (1, 2, 2), 8: (2, 2, 2)}
+KOKKOS = "-k on g {g} -sf kk -pk kokkos neigh half newton on"    # {g}: the number of GPUs
+MC = "fix mc all gpumc/nvt {sweeps} 4000.0 2024 algorithm checkerboard displace 0.3 tune no precision {precision}\n"
+MD = "velocity all create 4000.0 2024\nfix md all nvt temp 4000.0 4000.0 0.1\ntimestep 0.001\n"
+
+
+def setup(grid, n):
+    text = SIO2_SETUP.format(n=n[0]).replace(f"region box block 0 {n[0]} 0 {n[0]} 0 {n[0]}",
+                                             f"region box block 0 {n[0]} 0 {n[1]} 0 {n[2]}")
+    return f"processors {grid}\n" + text
+
+
+def run(args, gpus, text, workdir):
+    path = os.path.join(workdir, "in.gpu_scaling")
+    with open(path, "w") as f:
+        f.write(text)
+    cmd = [*args.mpirun.split(), "-np", str(gpus), args.lmp, *args.kokkos.format(g=gpus).split(), "-in", path,
+           "-log", "none", "-nocite"]
+    res = subprocess.run(cmd, capture_output=True, text=True, cwd=workdir)
+    if res.returncode != 0:
+        sys.exit(f"{' '.join(cmd)} failed:\n{res.stdout[-4000:]}\n{res.stderr[-3000:]}")
+    return res.stdout
+
+
+def measured(output):
+    """Trials of the last run (difference of the fix's totals) and its share of time in communication."""
+    trials = [int(t) for t in re.findall(r"fix gpumc/nvt/kk mc: (\d+) translation trials", output)]
+    comm = re.findall(r"([0-9.eE+-]+) s of sweeps on \d+ MPI processes \(rank 0\), [0-9.eE+-]+ s \([0-9.]+%\) of "
+                      r"them in communication: ([0-9.eE+-]+) s moving atoms between ranks and copying ghosts, "
+                      r"([0-9.eE+-]+) s refreshing", output)
+    if not comm:
+        return trials[-1] - trials[-2], 0.0, 0.0
+    total, exchange, ghosts = (float(v) for v in comm[-1])
+    return trials[-1] - trials[-2], exchange / total, ghosts / total
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lmp", required=True)
+    p.add_argument("--mpirun", default="mpirun --allow-run-as-root")
+    p.add_argument("--gpus", default="1,2,4")
+    p.add_argument("--precisions", default="mixed,double")
+    p.add_argument("--only", default="strong-small,strong-large,weak")
+    p.add_argument("--out", default="bench/results")
+    p.add_argument("--repeats", type=int, default=1)
+    p.add_argument("--device", default="", help="what the GPUs are, for the records")
+    p.add_argument("--kokkos", default=KOKKOS, help="LAMMPS's Kokkos arguments ({g}: the number of GPUs)")
+    p.add_argument("--sites", default="71,142", help="sites per side: the smaller strong-scaling system (and the "
+                   "weak-scaling block per GPU), the larger")
+    args = p.parse_args()
+    args.lmp = os.path.abspath(args.lmp)
+    gpu_counts = [int(g) for g in args.gpus.split(",")]
+    precisions = args.precisions.split(",")
+    date = datetime.date.today().isoformat()
+    records = []
+
+    def add(system, algorithm, precision, n, g, metric, value, unit):
+        records.append({"system": system, "algorithm": algorithm, "precision": precision, "n_atoms": n, "gpus": g,
+                        "metric": metric, "value": value, "unit": unit, "device": args.device, "date": date})
+        print(f"{system} N={n} gpus={g} {precision}: {algorithm} {metric} {value:.4g} {unit}", flush=True)
+
+    small, large = (int(v) for v in args.sites.split(","))
+    cases = []    # (system, atoms per axis for g GPUs, grid for g GPUs, sweeps per step, steps, MD steps)
+    if "strong-small" in args.only:
+        cases.append(("sio2-morse-strong", lambda g: (small,) * 3, lambda g: "* * *", 10, 20, 100))
+    if "strong-large" in args.only:
+        cases.append(("sio2-morse-strong", lambda g: (large,) * 3, lambda g: "* * *", 5, 10, 30))
+    if "weak" in args.only:
+        cases.append(("sio2-morse-weak", lambda g: tuple(small * k for k in WEAK_GRIDS[g]),
+                      lambda g: " ".join(map(str, WEAK_GRIDS[g])), 10, 20, 100))
+
+    with tempfile.TemporaryDirectory() as workdir:
+        for system, sites, grid, sweeps, steps, md_steps in cases:
+            for g in gpu_counts:
+                s = sites(g)
+                natoms = s[0] * s[1] * s[2]
+                text = setup(grid(g), s)
+                for precision in precisions:
+                    rates, exchanges, ghosts = [], [], []
+                    for _ in range(args.repeats):
+                        out = run(args, g, text + MC.format(sweeps=sweeps, precision=precision) +
+                                  f"thermo {steps}\nrun 1\nrun {steps}\n", workdir)
+                        trials, exchange, ghost = measured(out)
+                        rates.append(trials / loop_time(out))
+                        exchanges.append(exchange)
+                        ghosts.append(ghost)
+                    rate = median(rates)
+                    add(system, "fix gpumc/nvt/kk checkerboard", precision, natoms, g, "moves_per_s", rate,
+                        "trial moves/s")
+                    add(system, "fix gpumc/nvt/kk checkerboard", precision, natoms, g, "sweeps_per_s",
+                        rate / natoms, "sweeps/s")
+                    add(system, "fix gpumc/nvt/kk checkerboard", precision, natoms, g, "exchange_share",
+                        median(exchanges), "fraction of sweep time moving atoms between ranks and copying ghosts")
+                    add(system, "fix gpumc/nvt/kk checkerboard", precision, natoms, g, "ghost_share", median(ghosts),
+                        "fraction of sweep time refreshing ghosts after each colour")
+                md = []
+                for _ in range(args.repeats):
+                    out = run(args, g, text + MD + f"thermo {md_steps}\nrun 10\nrun {md_steps}\n", workdir)
+                    md.append(md_steps / loop_time(out))
+                add(system, "LAMMPS KOKKOS MD (fix nvt, 1 fs)", "double", natoms, g, "md_steps_per_s", median(md),
+                    "timesteps/s")
+
+    os.makedirs(args.out, exist_ok=True)
+    stem = os.path.join(args.out, f"gpu-scaling-{date}")
+    with open(stem + ".json", "w") as f:
+        json.dump(records, f, indent=1)
+    lines = [f"# Multi-GPU scaling of the /kk checkerboard, {date}", "",
+             f"Device: {args.device or 'not given'}. LAMMPS 4Feb2025 + USER-GPUMC (KOKKOS, CUDA), one MPI rank per "
+             f"GPU; median of {args.repeats} run(s) per figure, over LAMMPS's loop time. Speedup and efficiency "
+             "against the fewest GPUs (weak scaling: rate per GPU against 1 GPU's); comm: share of the sweeps' wall "
+             "time (rank 0) moving atoms between ranks and copying ghosts (exchange, borders: once per sweep) and "
+             "refreshing ghosts after each colour.", "",
+             "| system | N | GPUs | precision | MC trial moves/s | sweeps/s | MC speedup | MC efficiency | exchange | "
+             "ghosts | MD steps/s | MD speedup |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    def value(system, n, g, metric, precision=None):
+        for r in records:
+            if (r["system"], r["n_atoms"], r["gpus"], r["metric"]) == (system, n, g, metric) and \
+                    (precision is None or r["precision"] == precision):
+                return r["value"]
+        return None
+    for system in dict.fromkeys(r["system"] for r in records):
+        weak = system.endswith("weak")
+        sizes = [None] if weak else list(dict.fromkeys(r["n_atoms"] for r in records if r["system"] == system))
+        for n0 in sizes:
+            for precision in precisions:
+                rows = [r for r in records if r["system"] == system and r["metric"] == "moves_per_s" and
+                        r["precision"] == precision and (weak or r["n_atoms"] == n0)]
+                if not rows:
+                    continue
+                base, g0 = rows[0], rows[0]["gpus"]
+                base_md = value(system, base["n_atoms"], g0, "md_steps_per_s")
+                for r in rows:
+                    k = r["gpus"] / g0
+                    speed = r["value"] / base["value"]
+                    md = value(system, r["n_atoms"], r["gpus"], "md_steps_per_s")
+                    md_speed = md / base_md * (k if weak else 1.0)
+                    exchange = value(system, r["n_atoms"], r["gpus"], "exchange_share", precision)
+                    ghost = value(system, r["n_atoms"], r["gpus"], "ghost_share", precision)
+                    lines.append(f"| {system} | {r['n_atoms']} | {r['gpus']} | {precision} | {r['value']:.3g} | "
+                                 f"{r['value'] / r['n_atoms']:.3g} | {speed:.2f} | {speed / k:.0%} | {exchange:.0%} | "
+                                 f"{ghost:.0%} | "
+                                 f"{md:.3g} | {md_speed:.2f} |")
+    with open(stem + ".md", "w") as f:
+        f.write("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,135 @@
+// Kokkos engine: checkerboard sweeps over a spatial decomposition (gpumc_domain_kokkos.h), one
+// MPI rank's block of the global grid. The LAMMPS side (gpumc_lammps_domain_kokkos.cpp) moves the
+// atoms between ranks and brings the ghosts' positions after each colour.
+
+#include "gpumc_system_kokkos.h"
+#include "gpumc_domain_kokkos.h"
+
+#include "gpumc_device_types_kokkos.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace gpumc {
+
+// The cells of the block and its layer, sorted, with room measured for the sweep's kernels.
+template <class DeviceType>
+void DeviceSystem<DeviceType>::domain_build(const DomainBlock &block, int nowned, int nall, View<double *[3]> x,
+                                            View<int *> type, View<int64_t *> tag, View<int *> mobile)
+{
+  using F = kk::DomainCellsFunctor<DeviceType>;
+  if (ntypes_ > 32767) throw std::runtime_error("the checkerboard kernel stages atom types as short integers");
+  CheckerGrid g = block.grid;
+  for (int d = 0; d < 3; d++) {
+    g.n[d] = block.count[d] + 2;
+    g.origin[d] = block.grid.origin[d] + (block.first[d] - 1) * g.w[d];
+    g.lo[d] = g.origin[d];
+    g.len[d] = g.n[d] * g.w[d];
+  }
+  cb_.domain = true;
+  cb_.block = block;
+  cb_.g = g;
+  cb_.x = x;
+  cb_.type = type;
+  cb_.mobile = mobile;
+  cb_.counter = c_.counter;
+  domain_tag_ = tag;
+  domain_nowned_ = nowned;
+  kk::grow_to(cb_.cell_of, "gpumc:checker_cell_of", nall);
+  kk::grow_to(cb_.order_key, "gpumc:domain_order_key", nall);
+  const int ncells = g.n[0] * g.n[1] * g.n[2];
+  kk::reuse_or_allocate(cb_.count, "gpumc:checker_count", ncells);
+  kk::reuse_or_allocate(cb_.du, "gpumc:checker_du", ncells);
+  kk::reuse_or_allocate(cb_.accepted, "gpumc:checker_accepted", ncells);
+  kk::reuse_or_allocate(cb_.trials, "gpumc:checker_trials", ncells);
+  // (the layer's cells are never active: their sums stay zero)
+  Kokkos::deep_copy(ExecSpace(), cb_.du, 0.0);
+  Kokkos::deep_copy(ExecSpace(), cb_.accepted, 0L);
+  Kokkos::deep_copy(ExecSpace(), cb_.trials, 0L);
+  Kokkos::deep_copy(ExecSpace(), cb_.count, 0);
+  F f{cb_, tag, nowned};
+  Kokkos::parallel_for("gpumc:domain_count", Kokkos::RangePolicy<ExecSpace, typename F::TagCount>(0, nall), f);
+  kk::CheckerSizes m{0, 0};
+  Kokkos::parallel_reduce("gpumc:domain_sizes", Kokkos::RangePolicy<ExecSpace>(0, ncells),
+                          kk::CheckerSizesFunctor<DeviceType>{cb_}, m);
+  domain_room_ = m;
+  if (m.fullest > cb_.cap) cb_.cap = m.fullest + m.fullest / 4 + 4;
+  if ((size_t) ncells * cb_.cap != cb_.atom.extent(0)) {
+    cb_.atom = View<int *>("gpumc:checker_atom", (size_t) ncells * cb_.cap);
+    cb_.unsorted = View<int *>("gpumc:checker_unsorted", (size_t) ncells * cb_.cap);
+    cb_.sux = View<double *>("gpumc:checker_sux", (size_t) ncells * cb_.cap);
+    cb_.suy = View<double *>("gpumc:checker_suy", (size_t) ncells * cb_.cap);
+    cb_.suz = View<double *>("gpumc:checker_suz", (size_t) ncells * cb_.cap);
+    cb_.stype = View<short *>("gpumc:checker_stype", (size_t) ncells * cb_.cap);
+  }
+  Kokkos::deep_copy(ExecSpace(), cb_.count, 0);
+  f.d = cb_;
+  Kokkos::parallel_for("gpumc:domain_fill", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, nall), f);
+  Kokkos::parallel_for("gpumc:domain_sort",
+                       Kokkos::TeamPolicy<ExecSpace, typename F::TagSort>(ncells, on_host() ? 1 : 64), f);
+  // the single-process sweeps fill their cells afresh
+  cb_room_ = kk::CheckerSizes{0, 0};
+}
+
+template <class DeviceType>
+void DeviceSystem<DeviceType>::domain_refresh_ghosts()
+{
+  using F = kk::DomainCellsFunctor<DeviceType>;
+  const int nslots = (int) cb_.atom.extent(0);
+  Kokkos::parallel_for("gpumc:domain_refresh",
+                       light(Kokkos::RangePolicy<ExecSpace, typename F::TagRefresh>(0, nslots)),
+                       F{cb_, domain_tag_, 0});
+}
+
+template <class DeviceType>
+void DeviceSystem<DeviceType>::domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng,
+                                              uint64_t sweep, const std::function<void()> &after_colour)
+{
+  const kk::CheckerSizes room = domain_room_;
+  if (mixed_ && lj_morse_)
+    checker_colours<float, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+  else if (mixed_)
+    checker_colours<float, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+  else if (lj_morse_)
+    checker_colours<double, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+  else
+    checker_colours<double, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+}
+
+template <class DeviceType>
+MoveCounts DeviceSystem<DeviceType>::domain_sweep_sums(double &du)
+{
+  const int ncells = cb_.g.n[0] * cb_.g.n[1] * cb_.g.n[2];
+  kk::CheckerSums sums{0.0, 0, 0};
+  Kokkos::parallel_reduce("gpumc:domain_sums", Kokkos::RangePolicy<ExecSpace>(0, ncells),
+                          kk::CheckerSumFunctor<DeviceType>{cb_}, sums);
+  du = sums.du;
+  MoveCounts counts;
+  counts.trials = (uint64_t) sums.trials;
+  counts.accepted = (uint64_t) sums.accepted;
+  return counts;
+}
+
+template <class DeviceType>
+double DeviceSystem<DeviceType>::domain_owned_pair_energy()
+{
+  double e = 0.0;
+  kk::DomainPairEnergyFunctor<DeviceType> f{cb_, c_.coeff, domain_tag_, c_.nt1, c_.nterms, domain_nowned_};
+  Kokkos::parallel_reduce("gpumc:domain_energy", Kokkos::RangePolicy<ExecSpace>(0, (int) cb_.atom.extent(0)), f, e);
+  return e;
+}
+
+// compiled once, for the device types of LAMMPS's KOKKOS package
+#define GPUMC_INSTANTIATE(D)                                                                                       \
+  template void DeviceSystem<D>::domain_build(const DomainBlock &block, int nowned, int nall, View<double *[3]> x,  \
+                                              View<int *> type, View<int64_t *> tag, View<int *> mobile);          \
+  template void DeviceSystem<D>::domain_refresh_ghosts();                                                          \
+  template void DeviceSystem<D>::domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng, \
+                                                uint64_t sweep, const std::function<void()> &after_colour);        \
+  template MoveCounts DeviceSystem<D>::domain_sweep_sums(double &du);                                              \
+  template double DeviceSystem<D>::domain_owned_pair_energy();
+
+GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
+#undef GPUMC_INSTANTIATE
+
+}    // namespace gpumc

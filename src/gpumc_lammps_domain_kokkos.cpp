@@ -1,0 +1,253 @@
+/* ----------------------------------------------------------------------
+   GPUMC: checkerboard sweeps of the /kk styles on several MPI ranks (gpumc_lammps_kokkos.h:
+   DomainSweepsKokkos; the driver is gpumc_lammps.h's DomainSweeps, the engine
+   gpumc_domain_kokkos.cpp). The Kokkos counterpart of gpumc_lammps_domain.cpp's DomainSweepsHost.
+------------------------------------------------------------------------- */
+
+#include "gpumc_lammps_kokkos.h"
+
+#include "atom_kokkos.h"
+#include "atom_masks.h"
+#include "comm_kokkos.h"
+#include "domain.h"
+
+using namespace LAMMPS_NS;
+
+namespace {
+
+// Owned positions scaled and moved, then wrapped into the periodic box with their image flags,
+// in the arithmetic of Domain::remap for an orthogonal box.
+template <class DeviceType>
+struct TransformFunctor {
+  using AT = ArrayTypes<DeviceType>;
+  typename AT::t_x_array x;
+  typename AT::t_imageint_1d image;
+  double old_lo[3], lo[3], scale[3], delta[3], boxlo[3], boxhi[3], prd[3];
+  int periodic[3];
+  KOKKOS_INLINE_FUNCTION void operator()(const int i) const
+  {
+    imageint img = image(i);
+    imageint box[3] = {(img & IMGMASK) - IMGMAX, (img >> IMGBITS & IMGMASK) - IMGMAX, (img >> IMG2BITS) - IMGMAX};
+    for (int d = 0; d < 3; d++) {
+      double v = lo[d] + (x(i, d) - old_lo[d]) * scale[d] + delta[d];
+      if (periodic[d]) {
+        while (v < boxlo[d]) {
+          v += prd[d];
+          box[d]--;
+        }
+        while (v >= boxhi[d]) {
+          v -= prd[d];
+          box[d]++;
+        }
+        v = v > boxlo[d] ? v : boxlo[d];
+      }
+      x(i, d) = v;
+    }
+    image(i) = ((imageint) (box[0] + IMGMAX) & IMGMASK) | (((imageint) (box[1] + IMGMAX) & IMGMASK) << IMGBITS) |
+        (((imageint) (box[2] + IMGMAX) & IMGMASK) << IMG2BITS);
+  }
+};
+
+// The engine's copy of atoms first .. last - 1 from atomKK (positions only, or everything the
+// cells need), or (store) the owned positions back.
+template <class DeviceType>
+struct EngineCopyFunctor {
+  using AT = ArrayTypes<DeviceType>;
+  struct TagLoad {};
+  struct TagPositions {};
+  struct TagStore {};
+  typename AT::t_x_array x_lmp;
+  typename AT::t_int_1d type_lmp, mask;
+  typename AT::t_tagint_1d tag_lmp;
+  Kokkos::View<double *[3], DeviceType> x;
+  Kokkos::View<int *, DeviceType> type, mobile;
+  Kokkos::View<int64_t *, DeviceType> tag;
+  int nlocal, groupbit;
+  KOKKOS_INLINE_FUNCTION void operator()(TagLoad, const int i) const
+  {
+    for (int d = 0; d < 3; d++) x(i, d) = x_lmp(i, d);
+    type(i) = type_lmp(i);
+    tag(i) = (int64_t) tag_lmp(i);
+    mobile(i) = i < nlocal && (mask(i) & groupbit) ? 1 : 0;
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(TagPositions, const int i) const
+  {
+    for (int d = 0; d < 3; d++) x(i, d) = x_lmp(i, d);
+  }
+  KOKKOS_INLINE_FUNCTION void operator()(TagStore, const int i) const
+  {
+    for (int d = 0; d < 3; d++) x_lmp(i, d) = x(i, d);
+  }
+};
+
+}    // namespace
+
+template <class DeviceType>
+GPUMC::DomainSweepsKokkos<DeviceType>::DomainSweepsKokkos(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
+                                                          const std::string &who,
+                                                          gpumc::DeviceSystem<DeviceType> &engine,
+                                                          Fix *ghost_fix) :
+    DomainSweeps(lmp, table, groupbit, who), atomKK_((AtomKokkos *) lmp->atom), engine_(engine),
+    ghost_fix_(ghost_fix)
+{
+}
+
+// The ghosts' positions through the fix's Kokkos forward communication (GhostPositionsComm),
+// which CommKokkos runs on the device, staging only its buffers in host memory when MPI cannot
+// read device memory. (Without GPU-aware MPI the KOKKOS package makes every forward communication
+// classic, which for positions means copying all of them to the host and back.)
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::forward_ghosts()
+{
+  const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
+  auto *commKK = dynamic_cast<CommKokkos *>(lmp_->comm);
+  if (space != Device || !commKK) {
+    DomainSweeps::forward_ghosts();
+    return;
+  }
+  atomKK_->sync(space, X_MASK);
+  const bool classic = commKK->forward_fix_comm_classic;
+  commKK->forward_fix_comm_classic = false;
+  commKK->forward_comm(ghost_fix_);
+  commKK->forward_fix_comm_classic = classic;
+  atomKK_->modified(space, X_MASK);
+}
+
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::transform_atoms(const double old_lo[3], const double lo[3],
+                                                            const double scale[3], const double delta[3])
+{
+  const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
+  atomKK_->sync(space, X_MASK | IMAGE_MASK);
+  Domain *domain = lmp_->domain;
+  TransformFunctor<DeviceType> f{atomKK_->k_x.template view<DeviceType>(),
+                                 atomKK_->k_image.template view<DeviceType>()};
+  for (int d = 0; d < 3; d++) {
+    f.old_lo[d] = old_lo[d];
+    f.lo[d] = lo[d];
+    f.scale[d] = scale[d];
+    f.delta[d] = delta[d];
+    f.boxlo[d] = domain->boxlo[d];
+    f.boxhi[d] = domain->boxhi[d];
+    f.prd[d] = domain->prd[d];
+    f.periodic[d] = domain->periodicity[d];
+  }
+  Kokkos::parallel_for("gpumc:domain_transform", Kokkos::RangePolicy<ExecSpace>(0, atomKK_->nlocal), f);
+  atomKK_->modified(space, X_MASK | IMAGE_MASK);
+}
+
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::translate_atoms(const double delta[3])
+{
+  const double zero[3] = {0.0, 0.0, 0.0}, one[3] = {1.0, 1.0, 1.0};
+  transform_atoms(zero, zero, one, delta);
+}
+
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::scale_atoms(const double old_lo[3], const double lo[3],
+                                                        const double scale[3])
+{
+  const double zero[3] = {0.0, 0.0, 0.0};
+  transform_atoms(old_lo, lo, scale, zero);
+}
+
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::save_atoms()
+{
+  const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
+  atomKK_->sync(space, X_MASK | IMAGE_MASK);
+  const int nlocal = atomKK_->nlocal;
+  const auto owned = std::make_pair(0, nlocal);
+  gpumc::kk::grow_to(saved_x_, "gpumc:domain_saved_x", nlocal);
+  gpumc::kk::grow_to(saved_image_, "gpumc:domain_saved_image", nlocal);
+  Kokkos::deep_copy(Kokkos::subview(saved_x_, owned, Kokkos::ALL),
+                    Kokkos::subview(atomKK_->k_x.template view<DeviceType>(), owned, Kokkos::ALL));
+  Kokkos::deep_copy(Kokkos::subview(saved_image_, owned),
+                    Kokkos::subview(atomKK_->k_image.template view<DeviceType>(), owned));
+}
+
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::restore_atoms()
+{
+  const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
+  atomKK_->sync(space, X_MASK | IMAGE_MASK);
+  const auto owned = std::make_pair(0, atomKK_->nlocal);
+  Kokkos::deep_copy(Kokkos::subview(atomKK_->k_x.template view<DeviceType>(), owned, Kokkos::ALL),
+                    Kokkos::subview(saved_x_, owned, Kokkos::ALL));
+  Kokkos::deep_copy(Kokkos::subview(atomKK_->k_image.template view<DeviceType>(), owned),
+                    Kokkos::subview(saved_image_, owned));
+  atomKK_->modified(space, X_MASK | IMAGE_MASK);
+}
+
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::build_engine(const gpumc::DomainBlock &block)
+{
+  using F = EngineCopyFunctor<DeviceType>;
+  const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
+  atomKK_->sync(space, X_MASK | TYPE_MASK | TAG_MASK | MASK_MASK);
+  const int nlocal = atomKK_->nlocal, nall = atomKK_->nlocal + atomKK_->nghost;
+  gpumc::kk::grow_to(x_, "gpumc:domain_x", nall);
+  gpumc::kk::grow_to(type_, "gpumc:domain_type", nall);
+  gpumc::kk::grow_to(mobile_, "gpumc:domain_mobile", nall);
+  gpumc::kk::grow_to(tag_, "gpumc:domain_tag", nall);
+  F f{atomKK_->k_x.template view<DeviceType>(),
+      atomKK_->k_type.template view<DeviceType>(),
+      atomKK_->k_mask.template view<DeviceType>(),
+      atomKK_->k_tag.template view<DeviceType>(),
+      x_,
+      type_,
+      mobile_,
+      tag_,
+      nlocal,
+      groupbit_};
+  Kokkos::parallel_for("gpumc:domain_load", Kokkos::RangePolicy<ExecSpace, typename F::TagLoad>(0, nall), f);
+  engine_.domain_build(block, nlocal, nall, x_, type_, tag_, mobile_);
+}
+
+template <class DeviceType>
+gpumc::MoveCounts GPUMC::DomainSweepsKokkos<DeviceType>::sweep_colours(const int order[8],
+                                                                       const gpumc::CounterRNG &rng, uint64_t sweep,
+                                                                       double beta, double dmax, double &dU)
+{
+  using F = EngineCopyFunctor<DeviceType>;
+  const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
+  engine_.domain_colours(order, beta, dmax, rng, sweep, [&]() {
+    F f{atomKK_->k_x.template view<DeviceType>(), {}, {}, {}, x_, {}, {}, {}, atomKK_->nlocal, 0};
+    Kokkos::parallel_for("gpumc:domain_store", Kokkos::RangePolicy<ExecSpace, typename F::TagStore>(0, f.nlocal), f);
+    atomKK_->modified(space, X_MASK);
+    colour_done();
+  });
+  double du = 0.0;
+  const gpumc::MoveCounts counts = engine_.domain_sweep_sums(du);
+  dU += du;
+  return counts;
+}
+
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::refresh_ghosts()
+{
+  using F = EngineCopyFunctor<DeviceType>;
+  const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
+  atomKK_->sync(space, X_MASK);
+  F f{atomKK_->k_x.template view<DeviceType>(), {}, {}, {}, x_, {}, {}, {}, atomKK_->nlocal, 0};
+  Kokkos::parallel_for("gpumc:domain_ghosts",
+                       Kokkos::RangePolicy<ExecSpace, typename F::TagPositions>(atomKK_->nlocal,
+                                                                                atomKK_->nlocal + atomKK_->nghost),
+                       f);
+  engine_.domain_refresh_ghosts();
+}
+
+template <class DeviceType>
+double GPUMC::DomainSweepsKokkos<DeviceType>::owned_pair_energy()
+{
+  return engine_.domain_owned_pair_energy();
+}
+
+namespace LAMMPS_NS {
+namespace GPUMC {
+  template class DomainSweepsKokkos<LMPDeviceType>;
+#ifdef LMP_KOKKOS_GPU
+  template class DomainSweepsKokkos<LMPHostType>;
+#endif
+}    // namespace GPUMC
+}    // namespace LAMMPS_NS

@@ -1,0 +1,165 @@
+// The /kk styles on several MPI ranks (run with mpirun -np 2; on a GPU machine both ranks share
+// the GPU): the Kokkos engine sweeps each rank's block of LAMMPS's decomposition, with CommKokkos
+// moving the atoms, and makes the host styles' decisions on the same ranks (double precision);
+// in mixed precision it tracks the one-process /kk chain. Rank 0 takes part in every run and
+// compares.
+#include "kokkos_support.h"
+#include "mpi_support.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+using namespace mpi_support;
+
+namespace {
+
+// the Kokkos arguments for a run on several ranks: one thread per rank off the GPU
+std::vector<std::string> kokkos_rank_args()
+{
+  std::vector<std::string> a = kokkos_args(true);
+  for (size_t k = 0; k + 1 < a.size(); k++)
+    if (a[k] == "t") a[k + 1] = "1";
+  return a;
+}
+
+}    // namespace
+
+// The host style and the /kk style on 2 ranks: the same trials and decisions, positions equal to
+// round-off, the running energy equal to compute pe. NVT, NPT and a group.
+class MpiKokkosChain : public ::testing::TestWithParam<const char *> {};
+
+TEST_P(MpiKokkosChain, MakesTheHostDecisionsOnTwoRanks)
+{
+  ASSERT_EQ(world_size(), 2) << "run with mpirun -np 2";
+  const std::string ensemble = GetParam();
+  const bool npt = ensemble == "npt";
+  const char *fix = npt ? LJ_NPT_FIX : (ensemble == "nvt_group" ? LJ_GROUP_FIX : LJ_FIX);
+  ChainResult host, kk;
+  {
+    LammpsSession s({}, nullptr);
+    s.cmd(lj_setup());
+    host = checkerboard_run(s, fix, 10);
+  }
+  {
+    LammpsSession s(kokkos_rank_args(), nullptr);
+    s.cmd(lj_setup());
+    kk = checkerboard_run(s, fix, 10);
+  }
+  if (world_rank() != 0) return;
+  EXPECT_GT(host.accepted, 0.2 * host.trials);
+  if (npt) EXPECT_GT(host.vaccepted, 3.0);
+  EXPECT_EQ(kk.trials, host.trials);
+  EXPECT_EQ(kk.accepted, host.accepted);
+  EXPECT_EQ(kk.vaccepted, host.vaccepted);
+  EXPECT_NEAR(kk.volume, host.volume, 1e-10 * host.volume);
+  EXPECT_LT(max_difference(kk.x, host.x, npt ? std::cbrt(host.volume) : LJ_SIDE), 1e-9);
+  EXPECT_NEAR(kk.energy, kk.pe, 1e-10 * std::fabs(kk.pe));
+  EXPECT_LT(kk.drift, 1e-9 * std::fabs(kk.pe));
+}
+
+INSTANTIATE_TEST_SUITE_P(Ensembles, MpiKokkosChain, ::testing::Values("nvt", "npt", "nvt_group"),
+                         [](const ::testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
+
+// Mixed precision (pair terms in float, relative to each cell): on 2 ranks the chain of the
+// one-process /kk sweeps, but for the rare decision that float round-off tips; the running energy
+// stays within float round-off of compute pe.
+TEST(MpiKokkos, MixedPrecisionTracksTheOneProcessChain)
+{
+  std::map<int, ChainResult> runs;
+  for (int nranks : {1, 2}) {
+    RankGroup group(nranks);
+    if (!group.member()) continue;
+    LammpsSession s(kokkos_rank_args(), &group.comm);
+    s.cmd(lj_setup());
+    s.cmd("comm_modify cutoff 3.5\nthermo_modify norm no\nfix mc all gpumc/nvt 2 1.2 4321 algorithm checkerboard "
+          "displace 0.15 tune no check 3 precision mixed");
+    runs[nranks] = checkerboard_run(s, "", 10);
+  }
+  if (world_rank() != 0) return;
+  const ChainResult &one = runs[1], &two = runs[2];
+  EXPECT_EQ(two.trials, one.trials);
+  EXPECT_NEAR(two.accepted, one.accepted, 1e-3 * one.accepted);
+  EXPECT_NEAR(two.energy, two.pe, 1e-5 * std::fabs(two.pe));
+}
+
+// A restart written by the /kk style on 2 ranks continues on 1 rank (the single-process engine)
+// as the unbroken 2-rank chain does.
+TEST(MpiKokkos, RestartFromTwoRanksContinuesOnOne)
+{
+  const std::string file = shared_file("restart");
+  ChainResult unbroken, continued;
+  {
+    LammpsSession s(kokkos_rank_args(), nullptr);
+    s.cmd(lj_setup());
+    checkerboard_run(s, LJ_FIX, 4);
+    s.cmd("write_restart " + file);
+  }
+  {
+    RankGroup group(1);
+    if (group.member()) {
+      LammpsSession s(kokkos_rank_args(), &group.comm);
+      s.cmd("read_restart " + file + "\n" + LJ_PAIRS);
+      continued = checkerboard_run(s, LJ_FIX, 6);
+    }
+  }
+  {
+    LammpsSession s(kokkos_rank_args(), nullptr);
+    s.cmd(lj_setup());
+    unbroken = checkerboard_run(s, LJ_FIX, 10);
+  }
+  if (world_rank() != 0) return;
+  std::remove(file.c_str());
+  EXPECT_EQ(continued.trials, unbroken.trials);
+  EXPECT_EQ(continued.accepted, unbroken.accepted);
+  EXPECT_LT(max_difference(continued.x, unbroken.x, LJ_SIDE), 1e-9);
+  EXPECT_NEAR(continued.energy, continued.pe, 1e-10 * std::fabs(continued.pe));
+}
+
+// compute widom/kk on 2 ranks: each makes the insertions of its share of the insertion boxes, and
+// together they make those of one process (the result equal to round-off), in both precisions.
+TEST(MpiKokkos, WidomInsertionsSplitAcrossRanksGiveTheOneRankValue)
+{
+  for (const char *precision : {"double", "mixed"}) {
+    std::map<int, double> factor;
+    for (int nranks : {1, 2}) {
+      RankGroup group(nranks);
+      if (!group.member()) continue;
+      LammpsSession s(kokkos_rank_args(), &group.comm);
+      s.cmd(lj_setup());
+      s.cmd(fmt::format("displace_atoms all random 0.1 0.1 0.1 99\ncompute w all widom 2 3000 1.2 1001 precision {}\n"
+                        "run 0", precision));
+      factor[nranks] = s.compute_vector("w", 3);
+    }
+    if (world_rank() != 0) continue;
+    EXPECT_GT(factor[1], 0.0) << precision;
+    EXPECT_NEAR(factor[2], factor[1], 1e-12 * factor[1]) << precision;
+  }
+}
+
+// On several ranks the sequential chain stops with an error that names the checkerboard.
+TEST(MpiKokkos, SequentialChainNamesTheCheckerboard)
+{
+  LammpsSession s(kokkos_rank_args(), nullptr);
+  s.cmd(lj_setup());
+  const std::string err = s.error_of("fix mc all gpumc/nvt 1 1.2 5 algorithm sequential\nrun 1");
+  if (world_rank() == 0) EXPECT_NE(err.find("algorithm checkerboard runs on several"), std::string::npos) << err;
+}
+
+// compute widom/kk with an Ewald sum runs on one process; on more it says what does run there.
+TEST(MpiKokkos, WidomWithEwaldNamesTheHostStyle)
+{
+  LammpsSession s(kokkos_rank_args(), nullptr);
+  s.cmd("units lj\natom_style charge\nlattice fcc 0.8442\nregion box block 0 6 0 6 0 6\ncreate_box 2 box\n"
+        "create_atoms 1 box\nmass * 1.0\nset type 1 type/ratio 2 0.5 8\nset type 1 charge 1.0\n"
+        "set type 2 charge -1.0\npair_style lj/cut/coul/long 2.5\npair_coeff * * 1.0 1.0\npair_modify table 0\n"
+        "kspace_style ewald 1e-4");
+  const std::string err = s.error_of("compute w all widom 2 100 1.2 5\nthermo_style custom step c_w\nrun 0");
+  if (world_rank() == 0) EXPECT_NE(err.find("the host style runs on several"), std::string::npos) << err;
+}
+
+int main(int argc, char **argv)
+{
+  return run_mpi_tests(argc, argv);
+}
