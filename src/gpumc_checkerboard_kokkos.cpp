@@ -114,14 +114,7 @@ void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, dou
   // EngineOptions::checker_no_room: no room for a sweep that is not measured, so that every such
   // sweep stops and runs again
   const kk::CheckerSizes room = !measure && options_.checker_no_room ? kk::CheckerSizes{0, 0} : cb_room_;
-  if ((size_t) ncells * cb_.cap != cb_.atom.extent(0)) {
-    cb_.atom = View<int *>("gpumc:checker_atom", (size_t) ncells * cb_.cap);
-    cb_.unsorted = View<int *>("gpumc:checker_unsorted", (size_t) ncells * cb_.cap);
-    cb_.sux = View<double *>("gpumc:checker_sux", (size_t) ncells * cb_.cap);
-    cb_.suy = View<double *>("gpumc:checker_suy", (size_t) ncells * cb_.cap);
-    cb_.suz = View<double *>("gpumc:checker_suz", (size_t) ncells * cb_.cap);
-    cb_.stype = View<short *>("gpumc:checker_stype", (size_t) ncells * cb_.cap);
-  }
+  ensure_checker_slots(ncells);
   Kokkos::parallel_for("gpumc:checker_guard", light(Kokkos::RangePolicy<ExecSpace>(0, 1)),
                        kk::CheckerGuardFunctor<DeviceType>{cb_sizes_, c_.counter, room.fullest, room.window, sweep});
   Kokkos::deep_copy(ExecSpace(), cb_.count, 0);
@@ -147,6 +140,20 @@ void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, dou
   Kokkos::parallel_for("gpumc:checker_add", light(Kokkos::RangePolicy<ExecSpace>(0, 1)),
                        kk::CheckerAddFunctor<DeviceType>{cb_sums_, c_.scalar, c_.counter});
   cells_stale_ = true;
+}
+
+// The cells' slots (cb_.cap per cell) for ncells cells.
+template <class DeviceType>
+void DeviceSystem<DeviceType>::ensure_checker_slots(int ncells)
+{
+  if ((size_t) ncells * cb_.cap != cb_.atom.extent(0)) {
+    cb_.atom = View<int *>("gpumc:checker_atom", (size_t) ncells * cb_.cap);
+    cb_.unsorted = View<int *>("gpumc:checker_unsorted", (size_t) ncells * cb_.cap);
+    cb_.sux = View<double *>("gpumc:checker_sux", (size_t) ncells * cb_.cap);
+    cb_.suy = View<double *>("gpumc:checker_suy", (size_t) ncells * cb_.cap);
+    cb_.suz = View<double *>("gpumc:checker_suz", (size_t) ncells * cb_.cap);
+    cb_.stype = View<short *>("gpumc:checker_stype", (size_t) ncells * cb_.cap);
+  }
 }
 
 template <class DeviceType>
@@ -294,6 +301,7 @@ void DeviceSystem<DeviceType>::scratch_levels(size_t hot, size_t cold, int team,
   template void DeviceSystem<D>::launch_checkerboard_sweep(View<int *> mobile, double beta, double dmax,         \
                                                            const CounterRNG &rng, uint64_t sweep, bool measure); \
   template int DeviceSystem<D>::checker_team_size() const;                                                       \
+  template void DeviceSystem<D>::ensure_checker_slots(int ncells);                                               \
   template int DeviceSystem<D>::checker_trials_per_group(int cell_cap) const;                                    \
   template void DeviceSystem<D>::scratch_levels(size_t hot, size_t cold, int team, int &hot_level, int &cold_level); \
   GPUMC_INSTANTIATE_COLOURS(D, float, PairsLJMorse)                                                              \

@@ -54,14 +54,7 @@ void DeviceSystem<DeviceType>::domain_build(const DomainBlock &block, int nowned
                           kk::CheckerSizesFunctor<DeviceType>{cb_}, m);
   domain_room_ = m;
   if (m.fullest > cb_.cap) cb_.cap = m.fullest + m.fullest / 4 + 4;
-  if ((size_t) ncells * cb_.cap != cb_.atom.extent(0)) {
-    cb_.atom = View<int *>("gpumc:checker_atom", (size_t) ncells * cb_.cap);
-    cb_.unsorted = View<int *>("gpumc:checker_unsorted", (size_t) ncells * cb_.cap);
-    cb_.sux = View<double *>("gpumc:checker_sux", (size_t) ncells * cb_.cap);
-    cb_.suy = View<double *>("gpumc:checker_suy", (size_t) ncells * cb_.cap);
-    cb_.suz = View<double *>("gpumc:checker_suz", (size_t) ncells * cb_.cap);
-    cb_.stype = View<short *>("gpumc:checker_stype", (size_t) ncells * cb_.cap);
-  }
+  ensure_checker_slots(ncells);
   Kokkos::deep_copy(ExecSpace(), cb_.count, 0);
   f.d = cb_;
   Kokkos::parallel_for("gpumc:domain_fill", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, nall), f);

@@ -271,6 +271,7 @@ class DeviceSystem {
   template <class Real, class Pairs>
   void checker_colours(const int order[8], int fullest, int window, double beta, double dmax, const CounterRNG &rng,
                        uint64_t sweep, const std::function<void()> &after_colour = {});
+  void ensure_checker_slots(int ncells);
   int checker_team_size() const;
   int checker_trials_per_group(int cell_cap) const;
   template <class Real>

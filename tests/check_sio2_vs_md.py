@@ -8,8 +8,11 @@ energy per atom of each MC run agrees with MD within 4 combined standard errors 
 10 blocks of the production series). Fixed seeds; plain Python, no numpy.
 
 Usage: check_sio2_vs_md.py LMP EXAMPLE_DIR [--mc-temperature-scale S] [--only lj|sio2]
+                           [--mpirun 'mpirun ...' --np N]
 With --mc-temperature-scale (e.g. 1.02) the Monte Carlo runs at S times the MD temperature, and
-the check is expected to fail: this shows that it can.
+the check is expected to fail: this shows that it can. With --np N > 1 every run uses N MPI
+processes (launched by --mpirun), and Monte Carlo runs the checkerboard only (the sequential chain
+runs on one process).
 """
 
 import argparse
@@ -28,7 +31,11 @@ def main():
     ap.add_argument("example")
     ap.add_argument("--mc-temperature-scale", type=float, default=1.0)
     ap.add_argument("--only", choices=("lj", "sio2"))
+    ap.add_argument("--mpirun", default="mpirun")
+    ap.add_argument("--np", type=int, default=1)
     args = ap.parse_args()
+    ranks = args.np > 1
+    args.lmp = os.path.abspath(args.lmp)
     example = os.path.abspath(args.example)
     sys.path.insert(0, example)
     import svm_stats as st
@@ -36,6 +43,9 @@ def main():
     s = args.mc_temperature_scale
     lj_mc = ["-var", "neq", "250", "-var", "ntime", "1000", "-var", "nprod", "0", "-var", "Tstar", repr(0.85 * s)]
     sio2_mc = ["-var", "neq", "100", "-var", "ntime", "160", "-var", "nprod", "0", "-var", "T", repr(4000.0 * s)]
+    if ranks:    # the melt by checkerboard too; ghosts a cell deep (LJ: 2 cells of 14.7 A, SiO2: 4 of 11.0 A)
+        lj_mc += ["-var", "meltalgo", "checkerboard", "-var", "ghost", "15.0"]
+        sio2_mc += ["-var", "ghost", "11.5"]
     cases = [
         # system, label, deck, LAMMPS variables; the first case of a system is the MD reference
         ("lj", "lj.md.nvt", "in.lj.md", ["-var", "neq", "2000", "-var", "ntime", "8000", "-var", "nprod", "0"]),
@@ -50,10 +60,11 @@ def main():
     results = {}
     with tempfile.TemporaryDirectory() as work:
         for system, label, deck, var in cases:
-            if args.only and system != args.only:
+            if (args.only and system != args.only) or (ranks and "sequential" in var):
                 continue
             t0 = time.time()
-            cmd = [args.lmp, "-nocite", "-screen", "none", "-log", f"log.{label}", "-in",
+            launch = [*args.mpirun.split(), "-np", str(args.np)] if ranks else []
+            cmd = [*launch, args.lmp, "-nocite", "-screen", "none", "-log", f"log.{label}", "-in",
                    os.path.join(example, deck), "-var", "dir", example, "-var", "label", label] + var
             res = subprocess.run(cmd, cwd=work)
             if res.returncode != 0:
@@ -82,7 +93,8 @@ def main():
     if failures:
         print("FAILED: " + "; ".join(failures))
         sys.exit(1)
-    print("MC (both algorithms) and MD mean potential energies agree within 4 combined standard errors")
+    print(f"MC ({'checkerboard' if ranks else 'both algorithms'}) and MD mean potential energies agree within 4 "
+          f"combined standard errors{f' on {args.np} MPI processes' if ranks else ''}")
 
 
 if __name__ == "__main__":
