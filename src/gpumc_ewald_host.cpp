@@ -23,6 +23,7 @@ void HostSystem::ewald_setup()
 // S from the positions, summed in atom order
 void HostSystem::ewald_structure_factors()
 {
+  delta_move_.valid = false;
   s_re_.assign(kvec_.size(), 0.0);
   s_im_.assign(kvec_.size(), 0.0);
   if (kvec_.empty()) return;
@@ -45,6 +46,7 @@ void HostSystem::ewald_structure_factors()
 // Volume moves scale the positions with the box, so S is unchanged where the wave vectors are
 void HostSystem::ewald_rescale()
 {
+  delta_move_.valid = false;    // (a move's change of S depends on the box)
   if (!table_->ewald.enabled) return;
   std::vector<EwaldVector> kvec = ewald_vectors(table_->ewald, box_.len);
   const bool same = same_wave_vectors(kvec, kvec_);
@@ -74,6 +76,12 @@ void HostSystem::ewald_move_delta(int type, const double old_pos[3], const doubl
     delta_re_[k] = n_re - o_re;
     delta_im_[k] = n_im - o_im;
   }
+  delta_move_.valid = true;
+  delta_move_.type = type;
+  for (int d = 0; d < 3; d++) {
+    delta_move_.old_pos[d] = old_pos[d];
+    delta_move_.new_pos[d] = new_pos[d];
+  }
 }
 
 double HostSystem::ewald_move_change(int type, const double old_pos[3], const double new_pos[3]) const
@@ -101,11 +109,12 @@ double HostSystem::ewald_insertion_change(int type, const double pos[3]) const
 
 void HostSystem::ewald_apply_move(int type, const double old_pos[3], const double new_pos[3])
 {
-  ewald_move_delta(type, old_pos, new_pos);
+  if (!delta_move_.is(type, old_pos, new_pos)) ewald_move_delta(type, old_pos, new_pos);
   for (size_t k = 0; k < kvec_.size(); k++) {
     s_re_[k] += delta_re_[k];
     s_im_[k] += delta_im_[k];
   }
+  delta_move_.valid = false;
 }
 
 }    // namespace gpumc

@@ -112,6 +112,19 @@ class HostSystem {
   // scratch of a move's change of S (not part of the state)
   mutable EwaldPhases phases_old_, phases_new_;
   mutable std::vector<double> delta_re_, delta_im_;
+  // the move whose change of S delta_re_, delta_im_ hold: an accepted move, evaluated just
+  // before, applies it without computing it again
+  struct DeltaMove {
+    bool valid = false;
+    int type = 0;
+    double old_pos[3], new_pos[3];
+    bool is(int t, const double o[3], const double n[3]) const
+    {
+      return valid && type == t && o[0] == old_pos[0] && o[1] == old_pos[1] && o[2] == old_pos[2] &&
+          n[0] == new_pos[0] && n[1] == new_pos[1] && n[2] == new_pos[2];
+    }
+  };
+  mutable DeltaMove delta_move_;
 
   int ncell_[3] = {0, 0, 0};
   double cell_inv_[3] = {0.0, 0.0, 0.0};
