@@ -126,20 +126,29 @@ void DeviceSystem<DeviceType>::launch_checkerboard_sweep(View<int *> mobile, dou
 
   int order[8];
   checker_colour_order(rng, sweep, order);
-  if (mixed_ && lj_morse_)
-    checker_colours<float, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep);
-  else if (mixed_)
-    checker_colours<float, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep);
-  else if (lj_morse_)
-    checker_colours<double, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep);
-  else
-    checker_colours<double, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep);
+  checker_colours(order, room, beta, dmax, rng, sweep);
   if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
   Kokkos::parallel_reduce("gpumc:checker_sum", light(Kokkos::RangePolicy<ExecSpace>(0, ncells)),
                           kk::CheckerSumFunctor<DeviceType>{cb_}, cb_sums_);
   Kokkos::parallel_for("gpumc:checker_add", light(Kokkos::RangePolicy<ExecSpace>(0, 1)),
                        kk::CheckerAddFunctor<DeviceType>{cb_sums_, c_.scalar, c_.counter});
   cells_stale_ = true;
+}
+
+// The colours in the precision and for the pair kinds of this engine.
+template <class DeviceType>
+void DeviceSystem<DeviceType>::checker_colours(const int order[8], const kk::CheckerSizes &room, double beta,
+                                               double dmax, const CounterRNG &rng, uint64_t sweep,
+                                               const std::function<void()> &after_colour)
+{
+  if (mixed_ && lj_morse_)
+    checker_colours<float, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+  else if (mixed_)
+    checker_colours<float, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+  else if (lj_morse_)
+    checker_colours<double, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+  else
+    checker_colours<double, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
 }
 
 // The cells' slots (cb_.cap per cell) for ncells cells.
@@ -287,11 +296,6 @@ void DeviceSystem<DeviceType>::scratch_levels(size_t hot, size_t cold, int team,
 
 // compiled once, for the device types of LAMMPS's KOKKOS package (the colours for the domain
 // engine too, gpumc_domain_kokkos.cpp)
-#define GPUMC_INSTANTIATE_COLOURS(D, Real, Pairs)                                                                  \
-  template void DeviceSystem<D>::checker_colours<Real, Pairs>(const int order[8], int fullest, int window,           \
-                                                              double beta, double dmax, const CounterRNG &rng,     \
-                                                              uint64_t sweep,                                      \
-                                                              const std::function<void()> &after_colour);
 #define GPUMC_INSTANTIATE(D)                                                                                     \
   template int DeviceSystem<D>::checker_team_max<float>();                                                       \
   template int DeviceSystem<D>::checker_team_max<double>();                                                      \
@@ -304,13 +308,11 @@ void DeviceSystem<DeviceType>::scratch_levels(size_t hot, size_t cold, int team,
   template void DeviceSystem<D>::ensure_checker_slots(int ncells);                                               \
   template int DeviceSystem<D>::checker_trials_per_group(int cell_cap) const;                                    \
   template void DeviceSystem<D>::scratch_levels(size_t hot, size_t cold, int team, int &hot_level, int &cold_level); \
-  GPUMC_INSTANTIATE_COLOURS(D, float, PairsLJMorse)                                                              \
-  GPUMC_INSTANTIATE_COLOURS(D, float, PairsAny)                                                                  \
-  GPUMC_INSTANTIATE_COLOURS(D, double, PairsLJMorse)                                                             \
-  GPUMC_INSTANTIATE_COLOURS(D, double, PairsAny)
+  template void DeviceSystem<D>::checker_colours(const int order[8], const kk::CheckerSizes &room, double beta,    \
+                                                 double dmax, const CounterRNG &rng, uint64_t sweep,              \
+                                                 const std::function<void()> &after_colour);
 
 GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)
 #undef GPUMC_INSTANTIATE
-#undef GPUMC_INSTANTIATE_COLOURS
 
 }    // namespace gpumc

@@ -78,15 +78,7 @@ template <class DeviceType>
 void DeviceSystem<DeviceType>::domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng,
                                               uint64_t sweep, const std::function<void()> &after_colour)
 {
-  const kk::CheckerSizes room = domain_room_;
-  if (mixed_ && lj_morse_)
-    checker_colours<float, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
-  else if (mixed_)
-    checker_colours<float, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
-  else if (lj_morse_)
-    checker_colours<double, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
-  else
-    checker_colours<double, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+  checker_colours(order, domain_room_, beta, dmax, rng, sweep, after_colour);
 }
 
 template <class DeviceType>

@@ -267,7 +267,10 @@ class DeviceSystem {
   // checkerboard sweeps (gpumc_checkerboard_kokkos.cpp)
   void launch_checkerboard_sweep(View<int *> mobile, double beta, double dmax, const CounterRNG &rng, uint64_t sweep,
                                  bool measure);
-  // The 8 colours of a sweep on the cells of cb_ (after_colour, if set, runs after each colour).
+  // The 8 colours of a sweep on the cells of cb_, sized by `room` (after_colour, if set, runs
+  // after each colour), in the engine's precision and for its pair kinds.
+  void checker_colours(const int order[8], const kk::CheckerSizes &room, double beta, double dmax,
+                       const CounterRNG &rng, uint64_t sweep, const std::function<void()> &after_colour = {});
   template <class Real, class Pairs>
   void checker_colours(const int order[8], int fullest, int window, double beta, double dmax, const CounterRNG &rng,
                        uint64_t sweep, const std::function<void()> &after_colour = {});
