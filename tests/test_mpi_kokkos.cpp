@@ -147,6 +147,19 @@ TEST(MpiKokkos, SequentialChainNamesTheCheckerboard)
   if (world_rank() == 0) EXPECT_NE(err.find("algorithm checkerboard runs on several"), std::string::npos) << err;
 }
 
+// The host style with the KOKKOS package enabled (-k on; the fix defined after `suffix off`) runs
+// on one process: its sweeps would move atoms on the host while CommKokkos works on the device's
+// copies.
+TEST(MpiKokkos, HostStyleWithKokkosEnabledNamesTheKkStyle)
+{
+  LammpsSession s(kokkos_rank_args(), nullptr);
+  s.cmd(lj_setup());
+  const std::string err = s.error_of("comm_modify cutoff 3.5\nsuffix off\n"
+                                     "fix mc all gpumc/nvt 1 1.2 5 algorithm checkerboard\nrun 1");
+  if (world_rank() == 0)
+    EXPECT_NE(err.find("without -k on the host style runs on several"), std::string::npos) << err;
+}
+
 // compute widom/kk with an Ewald sum runs on one process; on more it says what does run there.
 TEST(MpiKokkos, WidomWithEwaldNamesTheHostStyle)
 {
