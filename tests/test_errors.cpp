@@ -44,6 +44,14 @@ std::vector<BadInput> bad_inputs()
       {"every", lj, "fix mc all gpumc/nvt 1 1.0 5 every 0", "every must be > 0"},
       {"fix_adapt", lj, "variable e equal 1.0\nfix ad all adapt 1 pair lj/cut epsilon 1 1 v_e\n"
        "fix mc all gpumc/nvt 1 1.0 5\nrun 1", "does not support fix adapt"},
+      // run_style gpumc: Monte Carlo runs only, with fixes that need no forces between outputs
+      {"run_style_arguments", lj, "run_style gpumc 3", "run_style gpumc takes no arguments, not 3"},
+      {"run_style_without_monte_carlo", lj, "run_style gpumc\nrun 1",
+       "run_style gpumc: no fix gpumc/nvt or gpumc/npt is defined"},
+      {"run_style_with_integrator", lj, "fix mc all gpumc/nvt 1 1.0 5 every 10\nfix md all nve\nrun_style gpumc\nrun 1",
+       "run_style gpumc: fix md (nve) acts on every timestep's integration or force computation"},
+      {"run_style_with_deposit", lj, "fix mc all gpumc/nvt 1 1.0 5\nfix dep all deposit 1 1 10 7 region box\n"
+       "run_style gpumc\nrun 1", "run_style gpumc: fix dep (deposit) changes atoms before neighbor list builds"},
       {"temper_one_partition", lj, "fix mc all gpumc/nvt 1 1.0 5\ntemper/gpumc 10 2 1.0 mc 0 7",
        "temper/gpumc needs more than one processor partition"},
       {"displace", lj, "fix mc all gpumc/nvt 1 1.0 5 displace -0.1", "displace must be > 0"},

@@ -4,6 +4,8 @@
 // setups. Widom insertions: test_kokkos_widom.cpp.
 
 #include "kokkos_support.h"
+
+#include "update.h"
 #include "virial.h"
 
 #include <gtest/gtest.h>
@@ -365,6 +367,31 @@ TEST(Kokkos, RestartContinuesTheIdenticalChain)
     EXPECT_EQ(whole.x, split.x);
     EXPECT_EQ(whole.box, split.box);
     EXPECT_EQ(whole.fix, split.fix);
+  }
+}
+
+// run_style gpumc/kk (run_style gpumc with -sf kk): the chain of verlet/kk, with LAMMPS's
+// energies on the steps with output (every 4) equal to the running energy
+TEST(Kokkos, RunStyleGpumcMakesTheVerletChain)
+{
+  const std::string setup = fmt::format(LJ_MIX, "pair_modify tail yes\nthermo_modify norm no\nthermo 4\n"
+                                        "variable pe equal pe\nvariable e equal f_mc\n");
+  for (const char *fix : {"gpumc/nvt 2 1.2 5 tune 5 algorithm checkerboard", "gpumc/npt 3 1.2 1.0 5 tune 5",
+                          "gpumc/npt 2 1.2 1.0 5 tune 5 algorithm checkerboard every 3"}) {
+    SCOPED_TRACE(fix);
+    State verlet, gpumc;
+    for (const char *run_style : {"verlet", "gpumc"}) {
+      LammpsSession s(kokkos_args(true));
+      s.cmd(setup + fmt::format("fix mc all {}\nfix v all vector 4 v_pe v_e\nrun_style {}\nrun 20", fix, run_style));
+      EXPECT_STREQ(s.lmp()->update->integrate_style, run_style == std::string("gpumc") ? "gpumc/kk" : "verlet/kk");
+      for (int row = 0; row < 5; row++)
+        EXPECT_NEAR(s.fix_array("v", row, 0), s.fix_array("v", row, 1), 1e-10 * std::fabs(s.fix_array("v", row, 0)));
+      (run_style == std::string("gpumc") ? gpumc : verlet) = capture(s);
+    }
+    EXPECT_GT(verlet.fix[1], 0.0);
+    EXPECT_EQ(verlet.fix, gpumc.fix);
+    EXPECT_EQ(verlet.x, gpumc.x);
+    EXPECT_EQ(verlet.box, gpumc.box);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <map>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 using namespace mpi_support;
 
@@ -75,6 +76,43 @@ INSTANTIATE_TEST_SUITE_P(Ensembles, MpiChain, ::testing::Values("nvt", "npt", "n
                          [](const ::testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
 
 // A restart written on 2 ranks continues on 4 ranks as the unbroken chain does.
+// run_style gpumc on 4 ranks: the chain of run_style verlet, LAMMPS's energy on the steps with
+// output (thermo every 3) equal to the running energy, with the force work of the others left out
+TEST(MpiCheckerboard, RunStyleGpumcMakesTheVerletChain)
+{
+  ASSERT_EQ(world_size(), 4) << "run with mpirun -np 4";
+  // (invoked every 2 steps, thermo on steps 3 and 9 comes after an invocation without neighbor lists)
+  std::string every2 = LJ_NPT_FIX;
+  every2.replace(every2.find("check 3"), 7, "check 3 every 2");
+  every2 += "neigh_modify every 1000 delay 0 check no\n";    // (LAMMPS's own check would rebuild them)
+  for (const std::string &fix : {std::string(LJ_FIX), std::string(LJ_NPT_FIX), every2}) {
+    std::map<std::string, ChainResult> runs;
+    std::vector<double> sampled_pe, sampled_energy;    // steps 3, 6, 9 of run_style gpumc
+    for (const std::string run_style : {"verlet", "gpumc"}) {
+      LammpsSession s({}, nullptr);
+      s.cmd(lj_setup());
+      runs[run_style] = checkerboard_run(s, fix + "thermo 3\nvariable pe equal pe\nvariable e equal f_mc\n"
+                                         "fix v all vector 3 v_pe v_e\nrun_style " + run_style + "\n", 10);
+      for (int row = 0; row < 3 && run_style == "gpumc"; row++) {
+        sampled_pe.push_back(s.fix_array("v", row, 0));
+        sampled_energy.push_back(s.fix_array("v", row, 1));
+      }
+    }
+    if (world_rank() != 0) continue;
+    for (int row = 0; row < 3; row++)
+      EXPECT_NEAR(sampled_pe[row], sampled_energy[row], 1e-10 * std::fabs(sampled_pe[row])) << "row " << row;
+    const ChainResult &verlet = runs["verlet"], &gpumc = runs["gpumc"];
+    SCOPED_TRACE(fix);
+    EXPECT_GT(verlet.accepted, 0.2 * verlet.trials);
+    EXPECT_EQ(gpumc.trials, verlet.trials);
+    EXPECT_EQ(gpumc.accepted, verlet.accepted);
+    EXPECT_EQ(gpumc.vaccepted, verlet.vaccepted);
+    EXPECT_NEAR(gpumc.volume, verlet.volume, 1e-12 * verlet.volume);
+    EXPECT_LT(max_difference(gpumc.x, verlet.x, std::cbrt(verlet.volume)), 1e-9);
+    EXPECT_NEAR(gpumc.energy, gpumc.pe, 1e-10 * std::fabs(gpumc.pe));
+  }
+}
+
 TEST(MpiCheckerboard, RestartFromTwoRanksContinuesOnFour)
 {
   const std::string file = shared_file("restart");
