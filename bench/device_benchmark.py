@@ -7,8 +7,8 @@ one third Si, n = 17, 42, 71 (N = 4913, 74088, 357911). For each N it measures, 
 `lmp -k on g 1 -sf kk -pk kokkos neigh half newton on`:
   fix gpumc/nvt/kk       trial moves/s of the strictly sequential chain, and sweeps/s
   ... algorithm checkerboard   the same for checkerboard sweeps, double and mixed precision
-                         (10 sweeps per timestep; mixed also 100), --team-scan: several team
-                         sizes at large N
+                         (10 sweeps per timestep; mixed also 100), under run_style verlet and
+                         run_style gpumc; --team-scan: several team sizes at large N
   compute widom/kk       test insertions/s, double and mixed precision
   fix gpumc/npt/kk       seconds per volume move (a one-atom group, so the run is volume moves)
   fix gcmc               LAMMPS's own Monte Carlo translations on the CPU (full_energy: the whole
@@ -74,17 +74,24 @@ def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS, system
     # timestep also holds LAMMPS's own work (neighbour lists, forces) and the fix's copies of the
     # configuration, so mixed precision is measured with 100 sweeps per timestep too (at least 200
     # sweeps), which spreads that work thinner.
-    sweeps = max(50, int(1e7 / natoms * scale))
-    # (label suffix, fix keywords, sweeps per timestep, fewest timesteps)
-    variants = [("", "", 10, 1), (" (mixed precision)", " precision mixed", 10, 1),
-                (" (mixed precision, 100 sweeps per timestep)", " precision mixed", 100, 2)]
+    # run_style gpumc leaves that work out of the timesteps without output (here all but the last):
+    # the same variants under it
+    # Every variant makes the same number of sweeps (at least 200), so that the timestep that ends
+    # each run with LAMMPS's forces (under run_style gpumc the only one) weighs the same in all.
+    sweeps = max(200, int(1e7 / natoms * scale))
+    # (label suffix, fix keywords, sweeps per timestep, fewest timesteps, run style)
+    variants = [("", "", 10, 1, "verlet"), (" (mixed precision)", " precision mixed", 10, 1, "verlet"),
+                (" (mixed precision, 100 sweeps per timestep)", " precision mixed", 100, 1, "verlet"),
+                (" (run_style gpumc)", "", 10, 1, "gpumc"),
+                (" (mixed precision, run_style gpumc)", " precision mixed", 10, 1, "gpumc"),
+                (" (mixed precision, 100 sweeps per timestep, run_style gpumc)", " precision mixed", 100, 1, "gpumc")]
     if team_scan and natoms >= 50000 and not quick:
-        variants += [(f" team {t}", f" team {t}", 10, 1) for t in (32, 64, 128, 256)]
-    for suffix, keywords, per_step, min_steps in variants if "checkerboard" in only else []:
+        variants += [(f" team {t}", f" team {t}", 10, 1, "verlet") for t in (32, 64, 128, 256)]
+    for suffix, keywords, per_step, min_steps, run_style in variants if "checkerboard" in only else []:
         steps = max(min_steps, sweeps // per_step)
         label = "gpumc/nvt/kk checkerboard" + suffix
         text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no algorithm checkerboard"
-                f"{keywords}\nthermo 100000\nrun 1\nrun {steps}\n")
+                f"{keywords}\nthermo 100000\nrun_style {run_style}\nrun 1\nrun {steps}\n")
         rates = [steps * per_step * natoms / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
         out.append((label, "moves_per_s", median(rates), "trial moves/s"))
         out.append((label, "sweeps_per_s", median(rates) / natoms, "sweeps/s"))
