@@ -42,17 +42,7 @@ uint64_t ComputeWidomKokkos<DeviceType>::load_configuration()
     // every rank takes the whole configuration (GPUMC::gather), in ID order, onto its device
     atomKK->sync(Host, X_MASK | TYPE_MASK | TAG_MASK);
     const GPUMC::Configuration all = GPUMC::gather(lmp);
-    const int n = (int) all.type.size();
-    gpumc::kk::reuse_or_allocate(conf.x, "gpumc:x", n);
-    gpumc::kk::reuse_or_allocate(conf.type, "gpumc:type", n);
-    auto hx = Kokkos::create_mirror_view(conf.x);
-    auto ht = Kokkos::create_mirror_view(conf.type);
-    for (int k = 0; k < n; k++) {
-      for (int d = 0; d < 3; d++) hx(k, d) = all.x[3 * k + d];
-      ht(k) = all.type[k];
-    }
-    Kokkos::deep_copy(conf.x, hx);
-    Kokkos::deep_copy(conf.type, ht);
+    conf.load(all);
     engine->set_configuration(conf.x, conf.type, lo, len);
     return GPUMC::fingerprint(lmp, all.x, all.type, *table);
   }

@@ -294,11 +294,19 @@ void FixGpumcNVT::draw_velocities()
 void FixGpumcNVT::setup_energy()
 {
   // on several ranks the configuration is gathered only when it changed
-  const uint64_t now_ranks = comm->nprocs > 1 ? fingerprint_ranks() : 0;
-  if (comm->nprocs > 1 && now_ranks == fingerprint) return;
+  if (comm->nprocs > 1) {
+    const uint64_t now = fingerprint_ranks();
+    if (now != fingerprint) start_energy_gathered(GPUMC::gather(lmp), now);
+    return;
+  }
   const auto conf = GPUMC::gather(lmp);
-  const uint64_t now = comm->nprocs > 1 ? now_ranks : GPUMC::fingerprint(lmp, conf.x, conf.type, *table);
-  if (now == fingerprint) return;
+  const uint64_t now = GPUMC::fingerprint(lmp, conf.x, conf.type, *table);
+  if (now != fingerprint) start_energy_gathered(conf, now);
+}
+
+// A full recomputation for the whole configuration (of fingerprint now) starts the running energy.
+void FixGpumcNVT::start_energy_gathered(const GPUMC::Configuration &conf, uint64_t now)
+{
   gpumc::HostSystem sys(*table);
   sys.set_configuration(conf.x, conf.type, GPUMC::box(lmp));
   start_energy(sys.total_energy(), now);    // cells freshly built in atom order: canonical

@@ -101,6 +101,7 @@ class FixGpumcNVT : public Fix {
   void synchronise_energy(const GPUMC::Configuration &conf, gpumc::HostSystem &sys);
   // A full recomputation (of the configuration with fingerprint now) starts the running energy.
   void start_energy(double full_energy, uint64_t now);
+  void start_energy_gathered(const GPUMC::Configuration &conf, uint64_t now);
   bool check_due() const { return total_sweeps % check_every == 0; }
   bool tuning_active() const;
   double max_displacement_cap() const;

@@ -74,9 +74,10 @@ template <class DeviceType>
 void FixGpumcNVTKokkos<DeviceType>::setup_energy()
 {
   if (comm->nprocs > 1) {    // unless nothing changed, the host's recomputation from the configuration gathered
-    if (fingerprint_ranks() == fingerprint) return;
+    const uint64_t now = fingerprint_ranks();
+    if (now == fingerprint) return;
     atomKK->sync(Host, X_MASK | TYPE_MASK | TAG_MASK);
-    FixGpumcNVT::setup_energy();
+    start_energy_gathered(GPUMC::gather(lmp), now);
     return;
   }
   load();

@@ -132,16 +132,8 @@ void GPUMC::scatter(LAMMPS *lmp, const Configuration &conf, const gpumc::HostSys
   for (size_t k = 0; k < conf.local.size(); k++) {
     const int i = conf.local[k];
     for (int d = 0; d < 3; d++) x[i][d] = pos[3 * k + d];
-    if (shift[3 * k] || shift[3 * k + 1] || shift[3 * k + 2]) {
-      imageint xbox = (image[i] & IMGMASK) - IMGMAX;
-      imageint ybox = (image[i] >> IMGBITS & IMGMASK) - IMGMAX;
-      imageint zbox = (image[i] >> IMG2BITS) - IMGMAX;
-      xbox += shift[3 * k];
-      ybox += shift[3 * k + 1];
-      zbox += shift[3 * k + 2];
-      image[i] = ((imageint) (xbox + IMGMAX) & IMGMASK) | (((imageint) (ybox + IMGMAX) & IMGMASK) << IMGBITS) |
-          (((imageint) (zbox + IMGMAX) & IMGMASK) << IMG2BITS);
-    }
+    if (shift[3 * k] || shift[3 * k + 1] || shift[3 * k + 2])
+      image[i] = shifted_image(image[i], shift[3 * k], shift[3 * k + 1], shift[3 * k + 2]);
   }
   if (box_changed) {
     const gpumc::Box &b = sys.box();

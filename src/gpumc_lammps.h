@@ -77,6 +77,16 @@ namespace GPUMC {
     return h;
   }
   uint64_t fingerprint_of_sums(LAMMPS *lmp, const long long mine[2], const gpumc::PairTable &table);
+
+  // An image flag moved by dx, dy, dz periodic images, packed as LAMMPS packs it (Domain::remap).
+  GPUMC_INLINE imageint shifted_image(imageint image, int dx, int dy, int dz)
+  {
+    const imageint xbox = (image & IMGMASK) - IMGMAX + dx;
+    const imageint ybox = (image >> IMGBITS & IMGMASK) - IMGMAX + dy;
+    const imageint zbox = (image >> IMG2BITS) - IMGMAX + dz;
+    return ((imageint) (xbox + IMGMAX) & IMGMASK) | (((imageint) (ybox + IMGMAX) & IMGMASK) << IMGBITS) |
+        (((imageint) (zbox + IMGMAX) & IMGMASK) << IMG2BITS);
+  }
   // The same from a hash of the configuration made elsewhere (the Kokkos engine's, on the device).
   uint64_t fingerprint(LAMMPS *lmp, uint64_t configuration, const gpumc::PairTable &table);
 

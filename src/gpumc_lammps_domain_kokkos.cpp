@@ -26,25 +26,23 @@ struct TransformFunctor {
   int periodic[3];
   KOKKOS_INLINE_FUNCTION void operator()(const int i) const
   {
-    imageint img = image(i);
-    imageint box[3] = {(img & IMGMASK) - IMGMAX, (img >> IMGBITS & IMGMASK) - IMGMAX, (img >> IMG2BITS) - IMGMAX};
+    int moved[3] = {0, 0, 0};
     for (int d = 0; d < 3; d++) {
       double v = lo[d] + (x(i, d) - old_lo[d]) * scale[d] + delta[d];
       if (periodic[d]) {
         while (v < boxlo[d]) {
           v += prd[d];
-          box[d]--;
+          moved[d]--;
         }
         while (v >= boxhi[d]) {
           v -= prd[d];
-          box[d]++;
+          moved[d]++;
         }
         v = v > boxlo[d] ? v : boxlo[d];
       }
       x(i, d) = v;
     }
-    image(i) = ((imageint) (box[0] + IMGMAX) & IMGMASK) | (((imageint) (box[1] + IMGMAX) & IMGMASK) << IMGBITS) |
-        (((imageint) (box[2] + IMGMAX) & IMGMASK) << IMG2BITS);
+    image(i) = GPUMC::shifted_image(image(i), moved[0], moved[1], moved[2]);
   }
 };
 

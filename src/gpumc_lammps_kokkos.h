@@ -84,14 +84,8 @@ namespace GPUMC {
     {
       const int i = local(id);
       for (int d = 0; d < 3; d++) x_lmp(i, d) = pos(id, d);
-      if (shift(id, 0) || shift(id, 1) || shift(id, 2)) {
-        const imageint img = image(i);
-        const imageint xbox = (img & IMGMASK) - IMGMAX + shift(id, 0);
-        const imageint ybox = (img >> IMGBITS & IMGMASK) - IMGMAX + shift(id, 1);
-        const imageint zbox = (img >> IMG2BITS) - IMGMAX + shift(id, 2);
-        image(i) = ((imageint) (xbox + IMGMAX) & IMGMASK) | (((imageint) (ybox + IMGMAX) & IMGMASK) << IMGBITS) |
-            (((imageint) (zbox + IMGMAX) & IMGMASK) << IMG2BITS);
-      }
+      if (shift(id, 0) || shift(id, 1) || shift(id, 2))
+        image(i) = shifted_image(image(i), shift(id, 0), shift(id, 1), shift(id, 2));
     }
   };
 
@@ -123,6 +117,23 @@ namespace GPUMC {
       gpumc::kk::reuse_or_allocate(mobile, "gpumc:mobile", nmobile);
       list.mobile = mobile;
       Kokkos::parallel_scan("gpumc:list_group", Kokkos::RangePolicy<ExecSpace, typename L::TagList>(0, n), list);
+    }
+
+    // The whole configuration gathered on the host (GPUMC::gather, in ID order), onto the device
+    // (positions and types; no local indices or group: nothing is scattered back).
+    void load(const Configuration &all)
+    {
+      const int n = (int) all.type.size();
+      gpumc::kk::reuse_or_allocate(x, "gpumc:x", n);
+      gpumc::kk::reuse_or_allocate(type, "gpumc:type", n);
+      auto hx = Kokkos::create_mirror_view(x);
+      auto ht = Kokkos::create_mirror_view(type);
+      for (int k = 0; k < n; k++) {
+        for (int d = 0; d < 3; d++) hx(k, d) = all.x[3 * k + d];
+        ht(k) = all.type[k];
+      }
+      Kokkos::deep_copy(x, hx);
+      Kokkos::deep_copy(type, ht);
     }
 
     // Positions and image flags back into atomKK's device views; the caller marks them modified.
