@@ -25,6 +25,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import svm_stats as st  # noqa: E402
+import timestep_bias  # noqa: E402
 
 NB = 10                                   # blocks for all error bars
 EPS_LJ = 119.8 * st.KB_EV                 # eV
@@ -753,6 +754,7 @@ def main():
             say("  " + line)
     say("")
     sio2()
+    timestep_bias.analyse(load, say, header, path, NB, ZS)
     lj()
     summary()
     text = "\n".join(report) + "\n"

@@ -18,7 +18,10 @@
 #             checkerboard), to show that the box does not reach a stationary state
 #   lj-nvt    LJ argon NVT: MD, MC sequential, MC checkerboard
 #   lj-npt    LJ argon NPT (LJTS): the same three
-#   sio2 = sio2-nvt sio2-npt;  lj = lj-nvt lj-npt;  all = every group
+#   sio2-dt   SiO2 NVT at a GPU's size (gpu: 27 x 4608 = 124416 atoms; cpu: 4608): MD at 1, 0.5
+#             and 0.25 fs and MC checkerboard under run_style gpumc, to show MD's timestep bias
+#             (not in all: it is meant for gpu mode, about 4 minutes on an H200)
+#   sio2 = sio2-nvt sio2-npt;  lj = lj-nvt lj-npt;  all = every group but sio2-dt
 # Every invocation writes its logs and data into the same $OUT (default ./output) and then runs
 # analyse.py on all the runs present there (PNG plots and report.txt). Set PYTHON to a Python 3
 # with numpy and matplotlib if python3 lacks them; ANALYSE=no skips the analysis.
@@ -27,7 +30,7 @@
 # check that the decks of a mode run through).
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
-GROUP_NAMES="sio2-nvt sio2-npt p166 lj-nvt lj-npt sio2 lj all"
+GROUP_NAMES="sio2-nvt sio2-npt p166 lj-nvt lj-npt sio2-dt sio2 lj all"
 MODE=${1:-cpu}
 [ $# -gt 0 ] && shift
 case " $GROUP_NAMES " in
@@ -47,7 +50,7 @@ esac
 SEL=""
 for g in $RUN_GROUPS; do
   case "$g" in
-    sio2-nvt|sio2-npt|p166|lj-nvt|lj-npt) SEL="$SEL $g" ;;
+    sio2-nvt|sio2-npt|p166|lj-nvt|lj-npt|sio2-dt) SEL="$SEL $g" ;;
     sio2) SEL="$SEL sio2-nvt sio2-npt" ;;
     lj) SEL="$SEL lj-nvt lj-npt" ;;
     all) SEL="$SEL sio2-nvt sio2-npt p166 lj-nvt lj-npt" ;;
@@ -75,6 +78,7 @@ if [ "$MODE" = cpu ]; then
   LJ_MCCB=$LJ_MC
   P166_MD="-var neq0 1000 -var neq 0 -var ntime 3000 -var nprod 0"
   P166_MC="-var neq 20 -var ntime 80 -var nprod 0 -var algo sequential"
+  DT_REP=1; DT_PS=4; DT_MC="-var neq 100 -var ntime 400"
 else
   # H100 estimates: SiO2 MD about 2000 steps/s, MC checkerboard about 200 sweeps/s, sequential
   # about 18 sweeps/s (so: 1000 sweeps); LJ 4000 atoms similar or faster. The LJ melt (1000 sweeps
@@ -87,7 +91,11 @@ else
   LJ_MC="-var ncell 10 -var nsweep 5 -var neq0 200 -var neq 40 -var ntime 60 -var nprod 100 -var nrdf 1 -var nrep 10 -var nwid 1 -var ninsert 20000 -var meltalgo checkerboard"
   P166_MD="-var neq0 1000 -var neq 0 -var ntime 10000 -var nprod 0"
   P166_MC="-var nsweep 10 -var neq 20 -var ntime 480 -var nprod 0 -var algo checkerboard"
+  DT_REP=3; DT_PS=16; DT_MC="-var neq 100 -var ntime 900"
 fi
+# sio2-dt: MD equilibrates 1 ps + 1 ps and samples DT_PS ps every 10 fs at each timestep; MC makes
+# 10 sweeps per timestep (DT_MC: equilibration, then production sampled every 10 sweeps)
+DT_COMMON="-var ens nvt -var start crystal -var rep $DT_REP -var nprod 0 -var ninsert 100 -var nrdf 1 -var nrep 1 -var nwid 1"
 
 run() {  # run LABEL INPUT ARGS...
   label=$1; inp=$2; shift 2
@@ -137,6 +145,16 @@ for g in $SEL; do
       run sio2.$m.npt166.crystal in.sio2.mc -var ens npt -var start crystal -var P 166.054 $P166_MC ;;
     lj-nvt) lj nvt ;;
     lj-npt) lj npt ;;
+    sio2-dt)
+      for fs in 1 0.5 0.25; do
+        per_ps=$(awk "BEGIN { print 1000 / $fs }")    # steps per ps
+        # shellcheck disable=SC2086
+        run sio2dt.md.${fs}fs in.sio2.md $DT_COMMON -var dt $(awk "BEGIN { print $fs / 1000 }") -var neq0 $per_ps \
+          -var neq $per_ps -var ntime $(( per_ps * DT_PS )) -var nthermo $(( per_ps / 100 ))
+      done
+      # shellcheck disable=SC2086
+      run sio2dt.mccb in.sio2.mc $DT_COMMON -var algo checkerboard -var nsweep 10 -var nthermo 1 -var runstyle gpumc \
+        $DT_MC ;;
   esac
   # one line per group and mode; a later run of the same group replaces it
   line="$MODE $g: $(( $(date +%s) - T_START )) s, load average at the end: $(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null)"

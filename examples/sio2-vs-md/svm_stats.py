@@ -101,7 +101,8 @@ class Run:
                 self.P = float(P)
         else:
             ens, T, P = md[-1]          # the last thermostat: the one of equilibration and production
-            dt = float(re.search(r"^timestep\s+(\S+)", text, re.M).group(1))
+            # (a timestep set by a variable is echoed twice, as written and substituted)
+            dt = float(re.findall(r"^timestep\s+([0-9.eE+-]+)(?:\s|$)", text, re.M)[-1])
             self.method, self.ens, self.T = "md", ens, float(T)
             self.unit_per_step, self.time_unit = dt, "ps"
             if ens == "npt":
