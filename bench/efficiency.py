@@ -6,7 +6,9 @@ a data file; from it,
 --runs independent runs of each method (own seeds) equilibrate briefly and then sample the
 potential energy per atom in a production run:
   MC   fix gpumc/nvt(/kk), algorithm checkerboard (/kk: precision mixed), run_style gpumc,
-       --mc-sweeps sweeps per timestep, pe sampled every --mc-sample timesteps
+       --mc-sweeps sweeps per timestep, pe sampled every --mc-sample timesteps; the displacement
+       tuned during the run's equilibration toward each acceptance ratio of --mc-targets (the
+       fix's target keyword), one MC method per target
   MD   fix nvt (Nose-Hoover), velocity Verlet at each timestep of --md-dt (the usual one first,
        then halved), pe sampled at one fixed interval of simulated time
 Per run: the mean <U>/N, its squared standard error s^2 = var * 2 tau_int / n (tau_int by Sokal's
@@ -19,7 +21,8 @@ the largest timestep whose mean agrees with the smallest timestep's within their
 error ("unbiased MD"), and against MD at its usual timestep.
 
 Writes <out>/efficiency-<date>-<system>.json (records) and .md (a table).
-Usage: bench/efficiency.py --lmp LMP [--kokkos] [--system sio2|lj] [--runs 3] [--n CELLS] [--quick] [--out DIR]
+Usage: bench/efficiency.py --lmp LMP [--kokkos] [--system sio2|lj] [--runs 3] [--n CELLS] [--mc-targets 0.5,0.3]
+                          [--quick] [--out DIR]
 """
 
 import argparse
@@ -43,10 +46,10 @@ KOKKOS = ["-k", "on", "g", "1", "-sf", "kk", "-pk", "kokkos", "neigh", "half", "
 # MD sampling interval and lengths in time units, MC sweeps; quick: a small CPU check of the script
 SYSTEMS = {
     "sio2": dict(setup=SIO2_SETUP, n=42, T=4000.0, tdamp=0.1, dts=[0.001, 0.0005, 0.00025], md_sample=0.01,
-                 md_eq=0.5, md_prod=4.0, mc_prep=1000, mc_eq=300, mc_prod=3000, quick_n=8,
+                 md_eq=0.5, md_prod=4.0, mc_prep=1000, mc_eq=300, mc_prod=9000, quick_n=8,
                  title="SiO2 Morse (rc 9 A, 0.053679 atoms/A^3, 4000 K)", unit="eV"),
     "lj": dict(setup=LJ_SETUP + "pair_modify shift yes\n", n=20, T=0.85, tdamp=0.5, dts=[0.005, 0.0025, 0.00125], md_sample=0.05,
-               md_eq=10.0, md_prod=100.0, mc_prep=1000, mc_eq=300, mc_prod=3000, quick_n=5,
+               md_eq=10.0, md_prod=100.0, mc_prep=1000, mc_eq=300, mc_prod=6000, quick_n=5,
                title="LJ liquid (rc 2.5, rho* 0.8442, T* 0.85, fcc start)", unit="epsilon"),
 }
 
@@ -109,19 +112,25 @@ def measure(args, name, work):
     runs = []
     for r in range(args.runs):
         seed = 1000 + 17 * r
-        # Monte Carlo
-        eq = max(1, int(sysd["mc_eq"] * scale) // sps)
-        prod = max(2 * args.mc_sample, int(sysd["mc_prod"] * scale) // sps)
-        text = (head + f"read_data {data}\n" + pair +
-                f"fix mc all gpumc/nvt{kk} {sps} {T} {seed} algorithm checkerboard{mixed} tune yes\n"
-                f"run_style gpumc\nthermo 100000\nrun {eq}\nthermo {args.mc_sample}\nthermo_style custom step pe\n"
-                f"thermo_modify format float %.12g\nrun {prod}\n")
-        out = run_lammps(args.lmp, text, work, accel)
-        natoms = int(re.findall(r"with (\d+) atoms", out)[-1])
-        res = analyse(production_pe(out, natoms, lj), loop_time(out))
-        runs.append(dict(method="MC checkerboard" + (" (mixed precision)" if args.kokkos else ""), dt=None,
-                         run=r, natoms=natoms, sample_every=f"{args.mc_sample * sps} sweeps",
-                         tau=res["tau_samples"] * args.mc_sample * sps, tau_unit="sweeps", **res))
+        # Monte Carlo, the displacement tuned toward each target acceptance ratio
+        for target in args.mc_targets:
+            eq = max(1, int(sysd["mc_eq"] * scale) // sps)
+            prod = max(2 * args.mc_sample, int(sysd["mc_prod"] * scale) // sps)
+            text = (head + f"read_data {data}\n" + pair +
+                    f"fix mc all gpumc/nvt{kk} {sps} {T} {seed} algorithm checkerboard{mixed} target {target} tune yes\n"
+                    f"run_style gpumc\nthermo 100000\nrun {eq}\nthermo {args.mc_sample}\nthermo_style custom step pe\n"
+                    f"thermo_modify format float %.12g\nrun {prod}\n")
+            out = run_lammps(args.lmp, text, work, accel)
+            natoms = int(re.findall(r"with (\d+) atoms", out)[-1])
+            res = analyse(production_pe(out, natoms, lj), loop_time(out))
+            accept, step = re.findall(r"acceptance ([0-9.]+), displacement ([0-9.eE+-]+)", out)[-1]
+            runs.append(dict(method="MC checkerboard" + (" (mixed precision" if args.kokkos else " (")
+                             + (", " if args.kokkos else "") + f"target {target})", kind="mc", param=target, dt=None,
+                             run=r, natoms=natoms, sample_every=f"{args.mc_sample * sps} sweeps",
+                             acceptance=float(accept), displacement=float(step),
+                             tau=res["tau_samples"] * args.mc_sample * sps, tau_unit="sweeps", **res))
+            print(f"run {r}: MC target {target}: <U>/N {res['mean']:.6f}, tau {runs[-1]['tau']:.4g} sweeps, "
+                  f"{res['rate']:.3g} samples/s (acceptance {accept}, displacement {step})", flush=True)
         # MD at each timestep, sampled at one interval of simulated time
         for dt in sysd["dts"]:
             every = max(1, round(sysd["md_sample"] / dt))
@@ -133,36 +142,33 @@ def measure(args, name, work):
                     f"thermo {every}\nthermo_style custom step pe\nthermo_modify format float %.12g\nrun {prod}\n")
             out = run_lammps(args.lmp, text, work, accel)
             res = analyse(production_pe(out, natoms, lj), loop_time(out))
-            runs.append(dict(method="MD", dt=dt, run=r, natoms=natoms, sample_every=f"{every} steps",
+            runs.append(dict(method="MD", kind="md", param=dt, dt=dt, run=r, natoms=natoms, sample_every=f"{every} steps",
                              tau=res["tau_samples"] * every * dt, tau_unit="time units", **res))
             print(f"run {r}: MD dt {dt}: <U>/N {res['mean']:.6f}, tau {runs[-1]['tau']:.4g}, "
                   f"{res['rate']:.3g} samples/s", flush=True)
-        mc = [x for x in runs if x["dt"] is None][-1]
-        print(f"run {r}: MC: <U>/N {mc['mean']:.6f}, tau {mc['tau']:.4g} sweeps, {mc['rate']:.3g} samples/s",
-              flush=True)
     return sysd, runs
 
 
 def summary(sysd, runs):
     """Per method: means over runs; the unbiased MD timestep; MC against MD."""
-    def group(dt):
-        return [x for x in runs if x["dt"] == dt]
     rows = {}
-    for dt in [None] + sysd["dts"]:
-        g = group(dt)
-        if not g:
-            continue
+    for key in dict.fromkeys((x["kind"], x["param"]) for x in runs):
+        g = [x for x in runs if (x["kind"], x["param"]) == key]
+        dt = key[1] if key[0] == "md" else None
         mean = mean_se([x["mean"] for x in g])
         # the standard error of the pooled mean from each run's own error
         pooled_se = math.sqrt(sum(x["s2"] for x in g)) / len(g)
-        rows[dt] = dict(method=g[0]["method"] + ("" if dt is None else f", dt {dt}"), energy=mean[0],
+        rows[key] = dict(method=g[0]["method"] + ("" if dt is None else f", dt {dt}"), energy=mean[0],
                         energy_se=pooled_se, merit=mean_se([x["merit"] for x in g]),
                         rate=mean_se([x["rate"] for x in g]), tau=mean_se([x["tau"] for x in g]),
                         tau_unit=g[0]["tau_unit"])
+        if key[0] == "mc":
+            rows[key].update(acceptance=mean_se([x["acceptance"] for x in g]),
+                             displacement=mean_se([x["displacement"] for x in g]))
     smallest = sysd["dts"][-1]
     unbiased = smallest
     for dt in sysd["dts"]:    # the largest timestep within one combined standard error of the smallest
-        a, b = rows[dt], rows[smallest]
+        a, b = rows["md", dt], rows["md", smallest]
         if abs(a["energy"] - b["energy"]) <= math.hypot(a["energy_se"], b["energy_se"]):
             unbiased = dt
             break
@@ -184,6 +190,8 @@ def main():
     ap.add_argument("--kokkos", action="store_true", help="the /kk styles on one GPU (-k on g 1 -sf kk)")
     ap.add_argument("--mc-sweeps", type=int, default=10, help="sweeps per timestep")
     ap.add_argument("--mc-sample", type=int, default=2, help="timesteps between MC samples")
+    ap.add_argument("--mc-targets", default="0.5,0.3", help="acceptance ratios the MC displacement is tuned toward, "
+                    "one MC method each (0.5: the fix's default)")
     ap.add_argument("--device", default="", help="the hardware, for the records")
     ap.add_argument("--n", type=int, default=0, help="lattice cells per side (default: sio2 42, N = 74088; lj 20, "
                     "N = 32000)")
@@ -191,18 +199,23 @@ def main():
                     "the script)")
     args = ap.parse_args()
     args.lmp = os.path.abspath(args.lmp)
+    args.mc_targets = [float(t) for t in args.mc_targets.split(",")]
     date = datetime.date.today().isoformat()
     with tempfile.TemporaryDirectory() as work:
         sysd, runs = measure(args, args.system, work)
     rows, unbiased = summary(sysd, runs)
     usual = sysd["dts"][0]
-    mc = rows[None]
-    compare = {f"MD dt {dt}": dict(rate_ratio=ratio(mc["rate"], rows[dt]["rate"]),
-                                    merit_ratio=ratio(rows[dt]["merit"], mc["merit"]),
-                                    energy_z=(mc["energy"] - rows[dt]["energy"])
-                                    / math.hypot(mc["energy_se"], rows[dt]["energy_se"])) for dt in sysd["dts"]}
+    compare = {}
+    for target in args.mc_targets:
+        mc = rows["mc", target]
+        for dt in sysd["dts"]:
+            md = rows["md", dt]
+            compare[f"{mc['method']} against MD dt {dt}"] = dict(
+                target=target, dt=dt, rate_ratio=ratio(mc["rate"], md["rate"]), merit_ratio=ratio(md["merit"], mc["merit"]),
+                energy_z=(mc["energy"] - md["energy"]) / math.hypot(mc["energy_se"], md["energy_se"]))
     result = dict(system=args.system, title=sysd["title"], natoms=runs[0]["natoms"], device=args.device, date=date,
-                  kokkos=args.kokkos, mc_sweeps_per_timestep=args.mc_sweeps, unbiased_md_dt=unbiased,
+                  kokkos=args.kokkos, mc_sweeps_per_timestep=args.mc_sweeps, mc_targets=args.mc_targets,
+                  unbiased_md_dt=unbiased,
                   usual_md_dt=usual, runs=runs,
                   summary={(r["method"]): {k: v for k, v in r.items() if k != "method"} for r in rows.values()},
                   mc_against_md=compare)
@@ -218,15 +231,17 @@ def main():
                 f"MC {args.mc_sweeps} sweeps per timestep under run_style gpumc. s^2 = squared standard error of "
                 f"<U>/N from one run (var 2 tau_int / n); t = the production's loop time; figures are mean +- "
                 f"standard error over the runs.\n\n")
-        f.write(f"| method | <U>/N ({u}) | tau_int | s^2 t ({u}^2 s) | decorrelated samples/s |\n|---|---|---|---|---|\n")
+        f.write(f"| method | <U>/N ({u}) | tau_int | s^2 t ({u}^2 s) | decorrelated samples/s | acceptance, "
+                f"displacement |\n|---|---|---|---|---|---|\n")
         for r in rows.values():
+            tuned = f"{r['acceptance'][0]:.3f}, {r['displacement'][0]:.4g}" if "acceptance" in r else ""
             f.write(f"| {r['method']} | {r['energy']:.6f} +- {r['energy_se']:.6f} | {r['tau'][0]:.3g} {r['tau_unit']} "
-                    f"| {r['merit'][0]:.3g} +- {r['merit'][1]:.2g} | {r['rate'][0]:.3g} +- {r['rate'][1]:.2g} |\n")
+                    f"| {r['merit'][0]:.3g} +- {r['merit'][1]:.2g} | {r['rate'][0]:.3g} +- {r['rate'][1]:.2g} | {tuned} |\n")
         f.write(f"\nUnbiased MD: dt {unbiased} (its mean within one combined standard error of dt {sysd['dts'][-1]}'s); "
-                f"usual: dt {usual}.\n\n| MC against | samples/s ratio | s^2 t ratio (MD/MC) | z of <U>/N (MC - MD) |\n"
+                f"usual: dt {usual}.\n\n| MC method against MD | samples/s ratio | s^2 t ratio (MD/MC) | z of <U>/N (MC - MD) |\n"
                 "|---|---|---|---|\n")
         for k, v in compare.items():
-            f.write(f"| {k}{' (unbiased)' if k == f'MD dt {unbiased}' else ''} | {v['rate_ratio'][0]:.2f} +- "
+            f.write(f"| {k}{' (unbiased)' if v['dt'] == unbiased else ''} | {v['rate_ratio'][0]:.2f} +- "
                     f"{v['rate_ratio'][1]:.2f} | {v['merit_ratio'][0]:.2f} +- {v['merit_ratio'][1]:.2f} | {v['energy_z']:+.2f} |\n")
     print(open(stem + ".md").read())
     print(f"wrote {stem}.json and {stem}.md")
