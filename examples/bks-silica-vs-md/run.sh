@@ -10,7 +10,7 @@
 #   mccb      GPUMC fix gpumc/npt, algorithm checkerboard (bks.mccb)
 #   md05fs    LAMMPS MD, fix npt, timestep 0.5 fs    (bks.md05fs; same simulated time as md1fs)
 # then analyse.py (report.txt and PNG plots in $OUT). RUNS="md1fs mc" picks some (prep is rerun only
-# when bks.start.data is missing or RUNS names it). Host styles, one process: about 30 minutes on
+# when bks.start.data is missing or RUNS names it). Host styles, one process: about 85 minutes on
 # one core of a shared 2-core VM (see README.md).
 # Knobs (environment, LAMMPS steps): MD_EQ MD_PROD (1 fs steps; the 0.5 fs run does twice as many),
 # MC_EQ MC_PROD (MC timesteps of 5 sweeps), NSI (Si atoms; O = 2 NSI), PREP_NPT (NPT steps of the
@@ -26,9 +26,9 @@ OUT=${OUT:-$HERE/output}
 RUNS=${RUNS:-"md1fs mc mccb md05fs"}
 LMP_VARS=${LMP_VARS:-}
 MD_EQ=${MD_EQ:-3000}
-MD_PROD=${MD_PROD:-75000}
+MD_PROD=${MD_PROD:-225000}
 MC_EQ=${MC_EQ:-300}
-MC_PROD=${MC_PROD:-9000}
+MC_PROD=${MC_PROD:-27000}
 NSI=${NSI:-216}
 PREP_NPT=${PREP_NPT:-5000}
 NICE=${NICE:-nice -n 15}
