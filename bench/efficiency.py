@@ -110,22 +110,22 @@ def measure(args, name, work):
                f"write_data {data} nocoeff\n", work, accel)
 
     runs = []
+    mc_eq = max(1, int(sysd["mc_eq"] * scale) // sps)
+    mc_prod = max(2 * args.mc_sample, int(sysd["mc_prod"] * scale) // sps)
     for r in range(args.runs):
         seed = 1000 + 17 * r
         # Monte Carlo, the displacement tuned toward each target acceptance ratio
         for target in args.mc_targets:
-            eq = max(1, int(sysd["mc_eq"] * scale) // sps)
-            prod = max(2 * args.mc_sample, int(sysd["mc_prod"] * scale) // sps)
             text = (head + f"read_data {data}\n" + pair +
                     f"fix mc all gpumc/nvt{kk} {sps} {T} {seed} algorithm checkerboard{mixed} target {target} tune yes\n"
-                    f"run_style gpumc\nthermo 100000\nrun {eq}\nthermo {args.mc_sample}\nthermo_style custom step pe\n"
-                    f"thermo_modify format float %.12g\nrun {prod}\n")
+                    f"run_style gpumc\nthermo 100000\nrun {mc_eq}\nthermo {args.mc_sample}\nthermo_style custom step pe\n"
+                    f"thermo_modify format float %.12g\nrun {mc_prod}\n")
             out = run_lammps(args.lmp, text, work, accel)
             natoms = int(re.findall(r"with (\d+) atoms", out)[-1])
             res = analyse(production_pe(out, natoms, lj), loop_time(out))
             accept, step = re.findall(r"acceptance ([0-9.]+), displacement ([0-9.eE+-]+)", out)[-1]
-            runs.append(dict(method="MC checkerboard" + (" (mixed precision" if args.kokkos else " (")
-                             + (", " if args.kokkos else "") + f"target {target})", kind="mc", param=target, dt=None,
+            runs.append(dict(method="MC checkerboard (" + ("mixed precision, " if args.kokkos else "")
+                             + f"target {target})", kind="mc", param=target, dt=None,
                              run=r, natoms=natoms, sample_every=f"{args.mc_sample * sps} sweeps",
                              acceptance=float(accept), displacement=float(step),
                              tau=res["tau_samples"] * args.mc_sample * sps, tau_unit="sweeps", **res))
@@ -181,6 +181,17 @@ def ratio(a, b):
     return r, r * math.hypot(a[1] / a[0], b[1] / b[0])
 
 
+def acceptance_targets(text):
+    """--mc-targets: comma-separated acceptance ratios, each in (0, 1) as the fix's target keyword requires."""
+    try:
+        targets = [float(t) for t in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of numbers: {text!r}")
+    if not all(0.0 < t < 1.0 for t in targets):
+        raise argparse.ArgumentTypeError(f"acceptance ratios must lie in (0, 1): {text!r}")
+    return targets
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--lmp", required=True)
@@ -190,7 +201,7 @@ def main():
     ap.add_argument("--kokkos", action="store_true", help="the /kk styles on one GPU (-k on g 1 -sf kk)")
     ap.add_argument("--mc-sweeps", type=int, default=10, help="sweeps per timestep")
     ap.add_argument("--mc-sample", type=int, default=2, help="timesteps between MC samples")
-    ap.add_argument("--mc-targets", default="0.5,0.3", help="acceptance ratios the MC displacement is tuned toward, "
+    ap.add_argument("--mc-targets", type=acceptance_targets, default="0.5,0.3", help="acceptance ratios the MC displacement is tuned toward, "
                     "one MC method each (0.5: the fix's default)")
     ap.add_argument("--device", default="", help="the hardware, for the records")
     ap.add_argument("--n", type=int, default=0, help="lattice cells per side (default: sio2 42, N = 74088; lj 20, "
@@ -199,7 +210,6 @@ def main():
                     "the script)")
     args = ap.parse_args()
     args.lmp = os.path.abspath(args.lmp)
-    args.mc_targets = [float(t) for t in args.mc_targets.split(",")]
     date = datetime.date.today().isoformat()
     with tempfile.TemporaryDirectory() as work:
         sysd, runs = measure(args, args.system, work)
