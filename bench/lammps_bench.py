@@ -76,9 +76,14 @@ def run_lammps(lmp, text, workdir, extra_args=()):
     return res.stdout
 
 
+def loop_times(output):
+    """Seconds of every run's loop, in order."""
+    return [float(t) for t in re.findall(r"Loop time of ([0-9.eE+-]+) on", output)]
+
+
 def loop_time(output):
     """Seconds of the last run's loop."""
-    return float(re.findall(r"Loop time of ([0-9.eE+-]+) on", output)[-1])
+    return loop_times(output)[-1]
 
 
 def median(values):

@@ -67,7 +67,7 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
     using Pairs = decltype(pairs);
     using Correct = kk::ChainCorrectionFunctor<DeviceType, Pairs>;
     using Commit = kk::ChainCommitFunctor<DeviceType, Pairs>;
-    const size_t bytes = Commit::scratch_bytes(batch);
+    const size_t bytes = Commit::scratch_bytes(batch, ew_.nk > 0);
     // one batch: moves from `from` (count of them), or (end >= 0) from where the last batch ended
     auto launch = [&](uint64_t from, int count, int64_t end) {
       kk::ChainEvaluateFunctor<DeviceType, Pairs> evaluate{c_,      mobile, chain_, rng, dmax, from,
@@ -77,7 +77,7 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
                            light(TeamPolicy(count, on_host() ? 1 : 64))
                                .set_scratch_size(0, Kokkos::PerTeam(Correct::scratch_bytes(batch))),
                            Correct{chain_, c_.scalar, c_.coeff, c_.nt1, c_.nterms, cut_max_ * cut_max_ * (1.0 + 1e-12)});
-      if (ew_.nk) ewald_chain_correct(count);
+      if (ew_.nk) ewald_chain_evaluate(count, end);
       Commit commit{c_, mobile, chain_, rng, beta, dmax, from, nmobile, count, ew_, end};
       Kokkos::parallel_for("gpumc:chain_commit",
                            light(TeamPolicy(1, commit_team())).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
@@ -120,19 +120,20 @@ int DeviceSystem<DeviceType>::team_size() const
 }
 
 // moves per batch of the sequential chain: about sqrt(N), so that few moves of a batch move an
-// atom that an earlier one moved (then evaluated again), at most 128; with an Ewald sum, whose
-// coupling of every pair of moves grows as the square of the batch, half that, 16 to 64
+// atom that an earlier one moved (then evaluated again), at most 128; with an Ewald sum 16 to 64
+// (the Gram matrix's tiles; on an H200 at N = 4913 a batch of 64 made 1.6x the trial moves/s of
+// one of 35, its fixed cost spread over more moves)
 template <class DeviceType>
 int DeviceSystem<DeviceType>::chain_batch() const
 {
   int batch = options_.chain_batch > 0 ? options_.chain_batch
-      : table_.ewald.enabled           ? std::min(64, std::max(16, (int) std::sqrt((double) natoms_) / 2))
+      : table_.ewald.enabled           ? std::min(64, std::max(16, (int) std::sqrt((double) natoms_)))
                                        : std::max(8, (int) std::sqrt((double) natoms_));
-  batch = std::min(batch, kk::CHAIN_BATCH_MAX);
-  // no more than the deciding team's (and, with an Ewald sum, the Gram kernel's) on-chip scratch holds
+  batch = std::min(batch, table_.ewald.enabled ? kk::EWALD_BATCH_MAX : kk::CHAIN_BATCH_MAX);
+  // no more than the deciding team's on-chip scratch holds
   auto fits = [&](int b) {
-    return kk::ChainCommitFunctor<DeviceType, PairsAny>::scratch_bytes(b) <= TeamPolicy::scratch_size_max(0) &&
-        (!table_.ewald.enabled || kk::EwaldChainGramFunctor<DeviceType>::scratch_bytes(b) <= TeamPolicy::scratch_size_max(0));
+    return kk::ChainCommitFunctor<DeviceType, PairsAny>::scratch_bytes(b, table_.ewald.enabled) <=
+        TeamPolicy::scratch_size_max(0);
   };
   while (batch > 1 && !fits(batch)) batch = batch * 3 / 4;
   return batch;

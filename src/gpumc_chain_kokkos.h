@@ -166,8 +166,8 @@ struct ChainEvaluateFunctor {
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
     const ChainTrial tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
-    double dU = team_energy_change<Pairs>(team, c, lo, len, tr);
-    if (ew.nk) dU += team_ewald_move(team, ew, k, tr.type, tr.p_old, tr.p_new, lo, len);
+    const double dU = team_energy_change<Pairs>(team, c, lo, len, tr);    // (E_recip's: EwaldBatchFunctor)
+    if (ew.nk) team_phases(team, ew, k, tr.p_old, tr.p_new, lo, len);
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       int cc[3];
       cell_coords(c.g, lo, len, tr.p_new, cc);
@@ -284,12 +284,14 @@ struct ChainCommitFunctor {
   // (positions as then)
   enum : int { UNDECIDED = -1, REJECTED = 0, ACCEPTED = 1, ACCEPTED_AGAIN = 2 };
 
-  static size_t scratch_bytes(int batch)
+  // (ewald: the batch's corrections too, for decisions in order)
+  static size_t scratch_bytes(int batch, bool ewald)
   {
+    const int pairs = batch * (batch - 1) / 2;
     return Scratch<int>::shmem_size(4 * batch) + Scratch<int>::shmem_size(3 * batch) +
         2 * Scratch<int>::shmem_size(batch) + Scratch<unsigned>::shmem_size(CHAIN_WORDS * batch) +
         Scratch<unsigned>::shmem_size(2 * CHAIN_WORDS) + Scratch<double>::shmem_size(6 * batch) +
-        5 * Scratch<double>::shmem_size(batch);
+        5 * Scratch<double>::shmem_size(batch) + (ewald ? Scratch<double>::shmem_size(pairs > 0 ? pairs : 1) : 0);
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
@@ -317,20 +319,30 @@ struct ChainCommitFunctor {
     Scratch<double> du(mem, count), decided(mem, count), extra(mem, count), u(mem, count), log_u(mem, count);
     double lo[3], len[3];
     c.box(DS_LO, DS_LEN, lo, len);
+    // (every load of a move before any store: scratch and global memory may alias for the
+    // compiler, which would otherwise wait for each load in turn)
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int k) {
-      for (int d = 0; d < 4; d++) index(4 * k + d) = b.index(k, d);
-      for (int d = 0; d < 6; d++) pos(6 * k + d) = b.positions(k, d);
-      for (int d = 0; d < 3; d++) sh(3 * k + d) = b.shift(k, d);
+      int ix[4], shift[3];
+      double p[6], d[3];
+      unsigned lk[2 * CHAIN_WORDS];
+      for (int i = 0; i < 4; i++) ix[i] = b.index(k, i);
+      for (int i = 0; i < 6; i++) p[i] = b.positions(k, i);
+      for (int i = 0; i < 3; i++) shift[i] = b.shift(k, i);
+      for (int i = 0; i < 3; i++) d[i] = b.du_u(k, i);
+      for (int w = 0; w < 2 * CHAIN_WORDS; w++) lk[w] = b.links(k, w);
+      for (int i = 0; i < 4; i++) index(4 * k + i) = ix[i];
+      for (int i = 0; i < 6; i++) pos(6 * k + i) = p[i];
+      for (int i = 0; i < 3; i++) sh(3 * k + i) = shift[i];
       unsigned same = 0;
       for (int w = 0; w < CHAIN_WORDS; w++) {
-        links(CHAIN_WORDS * k + w) = b.links(k, w);
-        same |= b.links(k, CHAIN_WORDS + w);
+        links(CHAIN_WORDS * k + w) = lk[w];
+        same |= lk[CHAIN_WORDS + w];
       }
       alone(k) = same != 0;
-      du(k) = b.du_u(k, 0);
+      du(k) = d[0];
       extra(k) = 0.0;
-      u(k) = b.du_u(k, 1);
-      log_u(k) = b.du_u(k, 2);
+      u(k) = d[1];
+      log_u(k) = d[2];
       accepted(k) = UNDECIDED;
     });
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 2 * CHAIN_WORDS), [&](const int w) { sets(w) = 0u; });
@@ -462,6 +474,51 @@ struct ChainCommitFunctor {
         if (end >= 0) b.next() = (long) (first + stop);
       }
     };
+
+    // With an Ewald sum every pair of moves is linked through S: the moves are decided one after
+    // another, each accepted one adding its corrections (EwaldData::pair_correction, copied to
+    // scratch) to the energy changes of the later ones, in chain order as energy_change
+    // sums them. A NaN (an earlier accepted move moved its atom, or atoms put on top of each
+    // other) ends the batch before its move, which starts the next one.
+    if (ew.nk && end >= 0) {
+      const int pairs = count * (count - 1) / 2;
+      Scratch<double> corr(mem, pairs > 0 ? pairs : 1);
+      // (LOADS loads per lane before their stores)
+      constexpr int LOADS = 16;
+      for (int base = 0; base < pairs; base += LOADS * group) {
+        double v[LOADS];
+        for (int i = 0; i < LOADS; i++) {
+          const int p = base + lane + i * group;
+          v[i] = p < pairs ? ew.pair_correction(p) : 0.0;
+        }
+        for (int i = 0; i < LOADS; i++) {
+          const int p = base + lane + i * group;
+          if (p < pairs) corr(p) = v[i];
+        }
+      }
+      for (int k = lane; k < count; k += group) decided(k) = 0.0;    // (the corrections summed so far)
+      group_sync(group);
+      for (int k = 0; k < count; k++) {
+        const double dU = du(k) + extra(k) + decided(k);
+        if (dU != dU && k > 0) {
+          if (!write_moves(0, k)) return;
+          finish(k);
+          return;
+        }
+        const bool accept = metropolis_accept_log(-beta * dU, u(k), log_u(k));
+        group_sync(group);    // (every lane has read decided(k))
+        if (lane == 0) {
+          accepted(k) = accept ? ACCEPTED : REJECTED;
+          decided(k) = dU;
+        }
+        if (accept)
+          for (int m = k + 1 + lane; m < count; m += group) decided(m) += corr(m * (m - 1) / 2 + k);
+        group_sync(group);
+      }
+      if (!write_moves(0, count)) return;
+      finish(count);
+      return;
+    }
 
     int written = 0;    // the accepted moves before this one are in the cell list
     for (int open = first_where(0, count, undecided); open < count; open = first_where(open, count, undecided)) {

@@ -172,6 +172,7 @@ struct CellData {
 // The evaluated moves of a batch, each against the configuration at the start of the batch.
 constexpr int CHAIN_BATCH_MAX = 128;                   // moves per batch: the deciding team's scratch
 constexpr int CHAIN_WORDS = CHAIN_BATCH_MAX / 32;    // 32-bit words of a set of moves of a batch
+constexpr int EWALD_BATCH_MAX = 64;                  // with an Ewald sum: the Gram matrix's tiles
 template <class DeviceType>
 struct BatchData {
   Kokkos::View<int *[4], DeviceType> index;            // atom, type, slot, cell of the new position
@@ -214,8 +215,8 @@ struct BatchData {
 };
 
 // The device's Ewald state: the wave vectors of the current box, their weights, S, the charge of
-// each type, and per move of a chain batch its change of S (delta) and whether it was accepted
-// and written (state).
+// each type, and for a chain batch the parts of its sums over the wave vectors and whether each
+// move was accepted and written (state).
 template <class DeviceType>
 struct EwaldData {
   template <class T>
@@ -226,12 +227,18 @@ struct EwaldData {
   View<double *> ug;
   View<double *[2]> s;
   View<double *> charge;
-  // per move of a chain batch: its change of S (batch x nk), and whether it was accepted and
-  // written (state)
-  Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> delta_re, delta_im;
-  // per pair of moves a < m (p = m (m - 1) / 2 + a), parts of sum ug 2 Re(conj delta_a delta_m)
-  // over the Gram kernel's teams (teams x pairs)
-  Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> part_pair;
+  // parts over the teams of kk::EwaldBatchFunctor (teams x moves, teams x pairs): per move of a
+  // chain batch its change of E_recip / qqrd2e, per pair of moves a < m (p = m (m - 1) / 2 + a)
+  // sum ug 2 Re(conj delta_a delta_m), delta a move's change of S
+  Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> part_own, part_pair;
+  // per move of a chain batch, exp(2 pi i m s_d) of its old and new positions along each dimension
+  // for m = -kmax..kmax: at ((position * 3 + d) (2 kmax + 1) + m + kmax, move, re / im)
+  // (phase_by_move: the same at (move, row, re / im), for reads along the wave vectors)
+  int kmax = 0;
+  Kokkos::View<double ***, Kokkos::LayoutRight, DeviceType> phase, phase_by_move;
+  // per pair of moves a < m at p: move a's whole correction to move m's energy change (pair terms
+  // and coupling through S), for the deciding team to copy at once
+  View<double *> pair_correction;
   View<int *> state;
 };
 

@@ -148,8 +148,27 @@ GPUMC_INLINE void ewald_term(const int m[3], double q, const double pos[3], cons
   im = q * sin(phase);
 }
 
+// exp(2 pi i m s_d) of a position's coordinate s_d (fractional) for one m along one dimension
+GPUMC_INLINE void ewald_phase(int m, double s, double &re, double &im)
+{
+  const double two_pi = 6.28318530717958647692;
+  re = cos(two_pi * m * s);
+  im = sin(two_pi * m * s);
+}
+
+// q x y z of the phases x, y, z of a position along the three dimensions: its term in S for the
+// wave vector whose phases they are
+GPUMC_INLINE void ewald_phase_product(double x_re, double x_im, double y_re, double y_im, double z_re, double z_im,
+                                      double q, double &t_re, double &t_im)
+{
+  const double xy_re = x_re * y_re - x_im * y_im;
+  const double xy_im = x_re * y_im + x_im * y_re;
+  t_re = q * (xy_re * z_re - xy_im * z_im);
+  t_im = q * (xy_re * z_im + xy_im * z_re);
+}
+
 // exp(2 pi i m s_d) of one position for m = -kmax_d..kmax_d along each dimension, from which the
-// term of every wave vector is a product of three (the host engine's way: a few sine and cosine
+// term of every wave vector is a product of three (ewald_phase_product: a few sine and cosine
 // pairs per position instead of one per wave vector; the products differ from ewald_term by
 // round-off only)
 struct EwaldPhases {
@@ -168,23 +187,16 @@ struct EwaldPhases {
   }
   void compute(const double pos[3], const double lo[3], const double len[3])
   {
-    const double two_pi = 6.28318530717958647692;
     for (int d = 0; d < 3; d++) {
       const double s = (pos[d] - lo[d]) / len[d];
-      for (int m = -kmax[d]; m <= kmax[d]; m++) {
-        re[d][m + kmax[d]] = std::cos(two_pi * m * s);
-        im[d][m + kmax[d]] = std::sin(two_pi * m * s);
-      }
+      for (int m = -kmax[d]; m <= kmax[d]; m++) ewald_phase(m, s, re[d][m + kmax[d]], im[d][m + kmax[d]]);
     }
   }
   // q exp(2 pi i m.s) of the position last computed
   void term(const int m[3], double q, double &t_re, double &t_im) const
   {
     const int ix = m[0] + kmax[0], iy = m[1] + kmax[1], iz = m[2] + kmax[2];
-    const double xy_re = re[0][ix] * re[1][iy] - im[0][ix] * im[1][iy];
-    const double xy_im = re[0][ix] * im[1][iy] + im[0][ix] * re[1][iy];
-    t_re = q * (xy_re * re[2][iz] - xy_im * im[2][iz]);
-    t_im = q * (xy_re * im[2][iz] + xy_im * re[2][iz]);
+    ewald_phase_product(re[0][ix], im[0][ix], re[1][iy], im[1][iy], re[2][iz], im[2][iz], q, t_re, t_im);
   }
 };
 

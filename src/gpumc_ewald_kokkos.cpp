@@ -7,6 +7,7 @@
 #include "gpumc_device_types_kokkos.h"
 
 #include <algorithm>
+#include <cstdlib>
 
 namespace gpumc {
 
@@ -14,6 +15,9 @@ template <class DeviceType>
 void DeviceSystem<DeviceType>::upload_wave_vectors(kk::EwaldData<DeviceType> &e, const std::vector<EwaldVector> &kvec)
 {
   e.nk = (int) kvec.size();
+  e.kmax = 0;
+  for (const auto &v : kvec)
+    for (int d = 0; d < 3; d++) e.kmax = std::max(e.kmax, std::abs(v.m[d]));
   kk::reuse_or_allocate(e.m, "gpumc:ewald_m", kvec.size());
   kk::reuse_or_allocate(e.ug, "gpumc:ewald_ug", kvec.size());
   kk::reuse_or_allocate(e.s, "gpumc:ewald_s", kvec.size());
@@ -65,12 +69,13 @@ double DeviceSystem<DeviceType>::ewald_energy()
   return e;
 }
 
-// the Gram kernel's teams
+// teams of kk::EwaldBatchFunctor: a stage of wave vectors each at least, two per H100
+// multiprocessor at most
 namespace {
-int gram_teams(int nk, bool host)
+int batch_teams(int nk, int stage, bool host)
 {
-  const int stages = (nk + kk::GRAM_STAGE - 1) / kk::GRAM_STAGE;
-  return std::max(1, std::min(stages, host ? 8 : 264));    // (264: two per H100 multiprocessor)
+  const int stages = (nk + stage - 1) / stage;
+  return std::max(1, std::min(stages, host ? 8 : 264));
 }
 }    // namespace
 
@@ -80,38 +85,50 @@ void DeviceSystem<DeviceType>::ensure_ewald_batch(int batch)
   if (!ew_.nk) return;
   using V2 = Kokkos::View<double **, Kokkos::LayoutRight, DeviceType>;
   const int pairs = std::max(1, batch * (batch - 1) / 2);
-  const int teams = gram_teams(ew_.nk, on_host());
+  const int teams = batch_teams(ew_.nk, kk::EwaldBatchFunctor<DeviceType>::STAGE, on_host());
   auto fit = [](V2 &v, const char *label, size_t n0, size_t n1) {
     if (v.extent(0) != n0 || v.extent(1) != n1)
       v = V2(Kokkos::view_alloc(Kokkos::WithoutInitializing, std::string(label)), n0, n1);
   };
-  fit(ew_.delta_re, "gpumc:ewald_delta_re", batch, ew_.nk);
-  fit(ew_.delta_im, "gpumc:ewald_delta_im", batch, ew_.nk);
+  fit(ew_.part_own, "gpumc:ewald_part_own", teams, batch);
   fit(ew_.part_pair, "gpumc:ewald_part_pair", teams, pairs);
+  const size_t rows = 6 * (2 * ew_.kmax + 1);
+  if (ew_.phase.extent(0) != rows || ew_.phase.extent(1) != (size_t) batch)
+  {
+    using V3 = decltype(ew_.phase);
+    ew_.phase = V3(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_phase"), rows, batch, 2);
+    ew_.phase_by_move = V3(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_phase_by_move"), batch, rows, 2);
+  }
+  if (ew_.pair_correction.extent(0) != (size_t) pairs)
+    ew_.pair_correction =
+        View<double *>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_pair_correction"), pairs);
   if (ew_.state.extent(0) != (size_t) batch) ew_.state = View<int *>("gpumc:ewald_state", batch);
 }
 
-// the coupling of every pair of moves (Gram kernel), then its parts summed into the batch's
-// corrections
+// a batch's moves' changes of E_recip and the coupling of every pair of them (one pass over the
+// wave vectors), then the teams' parts summed into their energy changes and corrections
 template <class DeviceType>
-void DeviceSystem<DeviceType>::ewald_chain_correct(int count)
+void DeviceSystem<DeviceType>::ewald_chain_evaluate(int count, int64_t end)
 {
-  using Gram = kk::EwaldChainGramFunctor<DeviceType>;
-  const int pairs = count * (count - 1) / 2;
-  if (pairs == 0) return;
-  Kokkos::parallel_for("gpumc:ewald_chain_gram",
-                       light(TeamPolicy((int) ew_.part_pair.extent(0), on_host() ? 1 : 256))
-                           .set_scratch_size(0, Kokkos::PerTeam(Gram::scratch_bytes(count))),
-                       Gram{c_, ew_, count});
-  Kokkos::parallel_for("gpumc:ewald_chain_finish", light(Kokkos::RangePolicy<ExecSpace>(0, pairs)),
-                       kk::EwaldChainFinishFunctor<DeviceType>{c_, ew_, chain_});
+  using Batch = kk::EwaldBatchFunctor<DeviceType>;
+  const int teams = (int) ew_.part_pair.extent(0), pairs = count * (count - 1) / 2;
+  Kokkos::parallel_for("gpumc:ewald_chain_batch",
+                       light(TeamPolicy(teams, Batch::team_size()))
+                           .set_scratch_size(0, Kokkos::PerTeam(Batch::scratch_bytes())),
+                       Batch{c_, ew_, chain_, 0, count, end});
+  Kokkos::parallel_for("gpumc:ewald_chain_finish", light(TeamPolicy(pairs + count, on_host() ? 1 : 32)),
+                       kk::EwaldBatchFinishFunctor<DeviceType>{c_, ew_, chain_, pairs, teams});
 }
 
 template <class DeviceType>
 void DeviceSystem<DeviceType>::ewald_chain_apply(int count)
 {
-  Kokkos::parallel_for("gpumc:ewald_apply", light(Kokkos::RangePolicy<ExecSpace>(0, ew_.nk)),
-                       kk::EwaldApplyFunctor<DeviceType>{ew_, count});
+  using Apply = kk::EwaldApplyFunctor<DeviceType>;
+  const int teams = (ew_.nk + Apply::WAVES - 1) / Apply::WAVES;
+  Kokkos::parallel_for("gpumc:ewald_apply",
+                       light(TeamPolicy(teams, on_host() ? 1 : Apply::WAVES))
+                           .set_scratch_size(0, Kokkos::PerTeam(Apply::scratch_bytes(count))),
+                       Apply{c_, ew_, chain_, count});
 }
 
 // A volume trial's E_recip, added to its pair energy (after trial_pair_energy): the trial box's
@@ -165,6 +182,7 @@ void DeviceSystem<DeviceType>::ewald_volume_commit(const kk::EwaldData<DeviceTyp
   ew_.ug = trial.ug;
   ew_.s = trial.s;
   ew_.nk = trial.nk;    // (the batch arrays are sized again for it)
+  ew_.kmax = trial.kmax;
 }
 
 template <class DeviceType>
@@ -190,7 +208,7 @@ double DeviceSystem<DeviceType>::widom_ewald(const kk::WidomArgs &a, const Count
   template double DeviceSystem<D>::ewald_energy();                                                                 \
   template void DeviceSystem<D>::ensure_ewald();                                                                   \
   template void DeviceSystem<D>::ensure_ewald_batch(int batch);                                                    \
-  template void DeviceSystem<D>::ewald_chain_correct(int count);                                                   \
+  template void DeviceSystem<D>::ewald_chain_evaluate(int count, int64_t end);                                      \
   template void DeviceSystem<D>::ewald_chain_apply(int count);                                                     \
   template bool DeviceSystem<D>::ewald_volume_trial_energy(kk::EwaldData<D> &trial, std::vector<EwaldVector> &kvec); \
   template void DeviceSystem<D>::ewald_volume_commit(const kk::EwaldData<D> &trial, std::vector<EwaldVector> &kvec); \

@@ -250,7 +250,7 @@ class DeviceSystem {
   double ewald_energy();
   void ensure_ewald();
   void ensure_ewald_batch(int batch);
-  void ewald_chain_correct(int count);
+  void ewald_chain_evaluate(int count, int64_t end);
   void ewald_chain_apply(int count);
   bool ewald_volume_trial_energy(kk::EwaldData<DeviceType> &trial, std::vector<EwaldVector> &kvec);
   void ewald_volume_commit(const kk::EwaldData<DeviceType> &trial, std::vector<EwaldVector> &kvec);
