@@ -557,21 +557,12 @@ struct ChainCommitFunctor {
       energy_change(k, dU);
       const bool again = dU != dU;    // (NaN: its atom moved, or atoms were put on top of each other)
       ChainTrial tr;
-      if (again && end >= 0 && k > 0) {
-        // the batch ends before this move, which starts the next one (its change of S would
-        // need every accepted change before it; evaluated afresh, it needs none)
-        if (!write_moves(written, k)) return;
-        finish(k);
-        return;
-      }
-      if (again && end < 0) {
+      if (again) {
         if (!write_moves(written, k)) return;    // the evaluation reads the cell list
         written = k;
         tr = chain_trial(c, mobile, rng, first + k, nmobile, dmax, lo, len);
         dU = team_energy_change<Pairs>(team, c, lo, len, tr);
       }
-      // (the first move of a batch that starts where the last one ended was evaluated against the
-      // current configuration: a NaN there is its own energy's, and rejects it, as everywhere)
       const bool accept = metropolis_accept_log(-beta * dU, u(k), log_u(k));
       const int state = accept ? (again ? ACCEPTED_AGAIN : ACCEPTED) : REJECTED;
       group_sync(group);    // (every lane has read this move's entries)

@@ -8,6 +8,8 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <stdexcept>
+#include <string>
 
 namespace gpumc {
 
@@ -83,6 +85,10 @@ template <class DeviceType>
 void DeviceSystem<DeviceType>::ensure_ewald_batch(int batch)
 {
   if (!ew_.nk) return;
+  // (kk::EwaldBatchFunctor's blocks cover EWALD_BATCH_MAX moves: chain_batch() keeps to them)
+  if (batch > kk::EWALD_BATCH_MAX)
+    throw std::runtime_error("GPUMC Kokkos engine: an Ewald batch of more than " +
+                             std::to_string(kk::EWALD_BATCH_MAX) + " moves");
   using V2 = Kokkos::View<double **, Kokkos::LayoutRight, DeviceType>;
   const int pairs = std::max(1, batch * (batch - 1) / 2);
   const int teams = batch_teams(ew_.nk, kk::EwaldBatchFunctor<DeviceType>::STAGE, on_host());
