@@ -148,6 +148,14 @@ GPUMC_INLINE void ewald_term(const int m[3], double q, const double pos[3], cons
   im = q * sin(phase);
 }
 
+// The largest |m_d| of a set of wave vectors along each dimension
+inline void ewald_kmax(const std::vector<EwaldVector> &kvec, int kmax[3])
+{
+  for (int d = 0; d < 3; d++) kmax[d] = 0;
+  for (const auto &v : kvec)
+    for (int d = 0; d < 3; d++) kmax[d] = std::max(kmax[d], std::abs(v.m[d]));
+}
+
 // exp(2 pi i m s_d) of a position's coordinate s_d (fractional) for one m along one dimension
 GPUMC_INLINE void ewald_phase(int m, double s, double &re, double &im)
 {
@@ -177,9 +185,7 @@ struct EwaldPhases {
 
   void set_kmax(const std::vector<EwaldVector> &kvec)
   {
-    for (int d = 0; d < 3; d++) kmax[d] = 0;
-    for (const auto &v : kvec)
-      for (int d = 0; d < 3; d++) kmax[d] = std::max(kmax[d], std::abs(v.m[d]));
+    ewald_kmax(kvec, kmax);
     for (int d = 0; d < 3; d++) {
       re[d].assign(2 * kmax[d] + 1, 0.0);
       im[d].assign(2 * kmax[d] + 1, 0.0);

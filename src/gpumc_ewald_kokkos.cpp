@@ -7,7 +7,6 @@
 #include "gpumc_device_types_kokkos.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 
@@ -17,9 +16,9 @@ template <class DeviceType>
 void DeviceSystem<DeviceType>::upload_wave_vectors(kk::EwaldData<DeviceType> &e, const std::vector<EwaldVector> &kvec)
 {
   e.nk = (int) kvec.size();
-  e.kmax = 0;
-  for (const auto &v : kvec)
-    for (int d = 0; d < 3; d++) e.kmax = std::max(e.kmax, std::abs(v.m[d]));
+  int kmax[3];
+  ewald_kmax(kvec, kmax);
+  e.kmax = std::max(kmax[0], std::max(kmax[1], kmax[2]));    // (one table width for every dimension)
   kk::reuse_or_allocate(e.m, "gpumc:ewald_m", kvec.size());
   kk::reuse_or_allocate(e.ug, "gpumc:ewald_ug", kvec.size());
   kk::reuse_or_allocate(e.s, "gpumc:ewald_s", kvec.size());
@@ -99,8 +98,7 @@ void DeviceSystem<DeviceType>::ensure_ewald_batch(int batch)
   fit(ew_.part_own, "gpumc:ewald_part_own", teams, batch);
   fit(ew_.part_pair, "gpumc:ewald_part_pair", teams, pairs);
   const size_t rows = 6 * (2 * ew_.kmax + 1);
-  if (ew_.phase.extent(0) != rows || ew_.phase.extent(1) != (size_t) batch)
-  {
+  if (ew_.phase.extent(0) != rows || ew_.phase.extent(1) != (size_t) batch) {
     using V3 = decltype(ew_.phase);
     ew_.phase = V3(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_phase"), rows, batch, 2);
     ew_.phase_by_move = V3(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_phase_by_move"), batch, rows, 2);
