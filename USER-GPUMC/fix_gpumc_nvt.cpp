@@ -143,6 +143,13 @@ void FixGpumcNVT::parse(int narg, char **arg)
         algorithm = ALGORITHM_CHECKERBOARD;
       else
         error->all(FLERR, "{}: algorithm takes sequential or checkerboard, not {}", who, val);
+    } else if (kw == "ghosts") {
+      if (strcmp(val, "refresh") == 0)
+        frozen_ghosts = false;
+      else if (strcmp(val, "frozen") == 0)
+        frozen_ghosts = true;
+      else
+        error->all(FLERR, "{}: ghosts takes refresh or frozen, not {}", who, val);
     } else if (kw == "precision") {
       mixed_precision = GPUMC::parse_precision(lmp, who, val);
     } else if (kw == "velocities") {
@@ -230,6 +237,8 @@ void FixGpumcNVT::init()
                    "{}: box side {} is too short for algorithm checkerboard: it must hold two cells at least as "
                    "wide as the largest pair cutoff {}; use algorithm sequential",
                    who, box.len[d], table->cut_max);
+  if (frozen_ghosts && algorithm != ALGORITHM_CHECKERBOARD)
+    error->all(FLERR, "{}: ghosts frozen is an option of algorithm checkerboard on several processes", who);
   if (mixed_precision && !kokkosable)
     error->all(FLERR, "{}: precision mixed is an option of the Kokkos style {}/kk", who, style);
   if (mixed_precision && algorithm != ALGORITHM_CHECKERBOARD)
@@ -268,7 +277,7 @@ double FixGpumcNVT::max_volume_step() const
 
 void FixGpumcNVT::setup(int /*vflag*/)
 {
-  run_domain_seconds = run_domain_exchange_seconds = run_domain_ghost_seconds = 0.0;
+  run_domain_seconds = run_domain_exchange_seconds = run_domain_borders_seconds = run_domain_ghost_seconds = 0.0;
   // tune yes: until the end of the next run that makes steps (a run 0 makes no moves)
   if (tune_until == TUNE_FIRST_RUN && update->endstep > update->beginstep) tune_until = update->endstep;
   // invocations fall on multiples of `every`, whatever the run boundaries
@@ -435,21 +444,32 @@ void FixGpumcNVT::run_domain_invocation()
   const std::unique_ptr<GPUMC::DomainSweeps> domain_sweeps = make_domain_sweeps();
   GPUMC::DomainSweeps &sweeps = *domain_sweeps;
   uint64_t trials = 0, accepted = 0, vtrials = 0, vaccepted = 0;
-  for (bigint s = 0; s < nsweeps; s++) {
-    const gpumc::MoveCounts counts = sweeps.sweep(checker_rng, total_sweeps, beta, dmax, energy);
+  // the ranks' counts and energy changes are summed only where the energy is needed
+  auto settle = [&]() {
+    const gpumc::MoveCounts counts = sweeps.settle(energy);
     trials += counts.trials;
     accepted += counts.accepted;
-    if (npt)
+  };
+  for (bigint s = 0; s < nsweeps; s++) {
+    sweeps.sweep(checker_rng, total_sweeps, beta, dmax);
+    if (npt) {
+      settle();
       for (int v = 0; v < vmoves; v++) {
         if (sweeps.volume_move(vp, vol_rng, vol_trials + vtrials, energy)) vaccepted++;
         vtrials++;
       }
+    }
     total_sweeps++;
-    if (check_due()) record_check(sweeps.total_energy());
+    if (check_due()) {
+      settle();
+      record_check(sweeps.total_energy());
+    }
   }
+  settle();
   sweeps.finish();
   run_domain_seconds += MPI_Wtime() - start;
   run_domain_exchange_seconds += sweeps.exchange_seconds();
+  run_domain_borders_seconds += sweeps.borders_seconds();
   run_domain_ghost_seconds += sweeps.ghost_seconds();
   fingerprint = fingerprint_ranks();
   finish_invocation(trials, accepted, vtrials, vaccepted);
@@ -462,7 +482,7 @@ uint64_t FixGpumcNVT::fingerprint_ranks()
 
 std::unique_ptr<GPUMC::DomainSweeps> FixGpumcNVT::make_domain_sweeps()
 {
-  return std::make_unique<GPUMC::DomainSweepsHost>(lmp, *table, groupbit, style_name());
+  return std::make_unique<GPUMC::DomainSweepsHost>(lmp, *table, groupbit, style_name(), frozen_ghosts);
 }
 
 void FixGpumcNVT::record_check(double full_energy)
@@ -483,7 +503,8 @@ void FixGpumcNVT::finish_invocation(uint64_t trials, uint64_t accepted, uint64_t
   last_vratio = vtrials ? (double) vaccepted / (double) vtrials : 0.0;
 
   if (tuning_active()) {
-    dmax = gpumc::tuned_step(dmax, last_ratio, target, max_displacement_cap());
+    // (an invocation may make no trials: with frozen ghosts every atom can sit in a still layer)
+    if (trials) dmax = gpumc::tuned_step(dmax, last_ratio, target, max_displacement_cap());
     if (npt && vtrials) vstep = gpumc::tuned_step(vstep, last_vratio, vtarget, max_volume_step());
   }
 }

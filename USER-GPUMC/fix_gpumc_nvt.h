@@ -63,6 +63,7 @@ class FixGpumcNVT : public Fix {
   int team_size;           // threads cooperating on one trial move (/kk styles; 0 = default)
   int algorithm;           // ALGORITHM_SEQUENTIAL or ALGORITHM_CHECKERBOARD
   bool mixed_precision;    // checkerboard pair terms in float (/kk styles)
+  bool frozen_ghosts = false;    // several ranks: one grid per invocation, upper wall layers still
   bool given_displace = false, given_vstep = false, given_tune = false;    // in the command: win over a restart file
   bool velocities_draw = true;         // velocities: draw (true) or keep
   bool drawing_velocities = false;     // draw them this run (no other fix integrates)
@@ -78,7 +79,8 @@ class FixGpumcNVT : public Fix {
   bigint total_sweeps;
   uint64_t fingerprint;     // of the configuration the running energy belongs to (0: none)
   // this run's sweeps on several MPI ranks: wall time, and the parts in communication (rank 0's)
-  double run_domain_seconds = 0.0, run_domain_exchange_seconds = 0.0, run_domain_ghost_seconds = 0.0;
+  double run_domain_seconds = 0.0, run_domain_exchange_seconds = 0.0, run_domain_borders_seconds = 0.0,
+         run_domain_ghost_seconds = 0.0;
 
   std::unique_ptr<gpumc::PairTable> table;
   double beta;             // 1/kT

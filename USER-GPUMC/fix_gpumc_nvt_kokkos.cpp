@@ -95,7 +95,8 @@ template <class DeviceType>
 std::unique_ptr<GPUMC::DomainSweeps> FixGpumcNVTKokkos<DeviceType>::make_domain_sweeps()
 {
   atomKK->sync(Host, TYPE_MASK);    // (the type counts)
-  return std::make_unique<GPUMC::DomainSweepsKokkos<DeviceType>>(lmp, *table, groupbit, style_name(), *engine, this);
+  return std::make_unique<GPUMC::DomainSweepsKokkos<DeviceType>>(lmp, *table, groupbit, style_name(),
+                                                                  frozen_ghosts, *engine, this);
 }
 
 // as FixGpumcNVT::synchronise_energy, on the engine's configuration

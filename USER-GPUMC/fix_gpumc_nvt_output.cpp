@@ -25,14 +25,16 @@ void FixGpumcNVT::post_run()
     msg += fmt::format("{} {}: {} volume trials, acceptance {:.4f}, step {:.6g}\n", style_name(), id,
                        vol_trials, vratio, vstep);
   }
-  if (comm->nprocs > 1 && run_domain_seconds > 0.0)
+  if (comm->nprocs > 1 && run_domain_seconds > 0.0) {
+    const double comm_seconds = run_domain_exchange_seconds + run_domain_borders_seconds + run_domain_ghost_seconds;
     msg += fmt::format("{} {}: {:.4g} s of sweeps on {} MPI processes (rank 0), {:.4g} s ({:.1f}%) of them in "
-                       "communication: {:.4g} s moving atoms between ranks and copying ghosts, {:.4g} s refreshing "
-                       "ghosts after each colour\n",
-                       style_name(), id, run_domain_seconds, comm->nprocs,
-                       run_domain_exchange_seconds + run_domain_ghost_seconds,
-                       100.0 * (run_domain_exchange_seconds + run_domain_ghost_seconds) / run_domain_seconds,
-                       run_domain_exchange_seconds, run_domain_ghost_seconds);
+                       "communication: {:.4g} s moving atoms between ranks, {:.4g} s copying ghosts, {:.4g} s "
+                       "refreshing ghosts ({})\n",
+                       style_name(), id, run_domain_seconds, comm->nprocs, comm_seconds,
+                       100.0 * comm_seconds / run_domain_seconds, run_domain_exchange_seconds,
+                       run_domain_borders_seconds, run_domain_ghost_seconds,
+                       frozen_ghosts ? "for energy checks: ghosts frozen" : "after each colour");
+  }
   if (comm->me == 0) utils::logmesg(lmp, msg);
 }
 

@@ -8,7 +8,10 @@ sites per GPU, the processor grid given). Mixed and double precision. For each: 
 sweeps/s over LAMMPS's loop time, the shares of the sweeps' wall time in communication (the fix's
 end-of-run line: atoms moved between ranks and ghosts copied once per sweep, ghosts refreshed after
 each colour), and the
-anchor, LAMMPS KOKKOS MD (fix nvt, 1 fs) timesteps/s. Median of --repeats runs.
+anchor, LAMMPS KOKKOS MD (fix nvt, 1 fs) timesteps/s. Median of --repeats runs. On several GPUs the
+fix runs with each --ghosts setting (refresh: the one-process chain; frozen: one grid per
+invocation, still layers at the subdomains' upper walls, no communication between sweeps), and the
+fraction of the atoms tried per sweep is reported.
 
 Writes <out>/gpu-scaling-<date>.json (records {system, algorithm, precision, n_atoms, gpus, metric,
 value, unit, device, date}) and <out>/gpu-scaling-<date>.md. Usage:
@@ -29,7 +32,8 @@ from lammps_bench import SIO2_SETUP, loop_time, median
 # processor grid of the weak-scaling runs: each GPU holds a 71^3 block of sites
 WEAK_GRIDS = {1: (1, 1, 1), 2: (1, 1, 2), 4: (1, 2, 2), 8: (2, 2, 2)}
 KOKKOS = "-k on g {g} -sf kk -pk kokkos neigh half newton on"    # {g}: the number of GPUs
-MC = "fix mc all gpumc/nvt {sweeps} 4000.0 2024 algorithm checkerboard displace 0.3 tune no precision {precision}\n"
+MC = ("fix mc all gpumc/nvt {sweeps} 4000.0 2024 algorithm checkerboard displace 0.3 tune no precision {precision} "
+      "ghosts {ghosts}\n")
 MD = "velocity all create 4000.0 2024\nfix md all nvt temp 4000.0 4000.0 0.1\ntimestep 0.001\n"
 
 
@@ -52,15 +56,16 @@ def run(args, gpus, text, workdir):
 
 
 def measured(output):
-    """Trials of the last run (difference of the fix's totals) and its share of time in communication."""
+    """Trials of the last run (difference of the fix's totals) and the shares of its sweeps' time in
+    communication: moving atoms between ranks, copying ghosts, refreshing ghosts."""
     trials = [int(t) for t in re.findall(r"fix gpumc/nvt/kk mc: (\d+) translation trials", output)]
     comm = re.findall(r"([0-9.eE+-]+) s of sweeps on \d+ MPI processes \(rank 0\), [0-9.eE+-]+ s \([0-9.]+%\) of "
-                      r"them in communication: ([0-9.eE+-]+) s moving atoms between ranks and copying ghosts, "
-                      r"([0-9.eE+-]+) s refreshing", output)
+                      r"them in communication: ([0-9.eE+-]+) s moving atoms between ranks, ([0-9.eE+-]+) s copying "
+                      r"ghosts, ([0-9.eE+-]+) s refreshing", output)
     if not comm:
-        return trials[-1] - trials[-2], 0.0, 0.0
-    total, exchange, ghosts = (float(v) for v in comm[-1])
-    return trials[-1] - trials[-2], exchange / total, ghosts / total
+        return trials[-1] - trials[-2], (0.0, 0.0, 0.0)
+    total, *parts = (float(v) for v in comm[-1])
+    return trials[-1] - trials[-2], tuple(v / total for v in parts)
 
 
 def main():
@@ -74,6 +79,11 @@ def main():
     p.add_argument("--repeats", type=int, default=1)
     p.add_argument("--device", default="", help="what the GPUs are, for the records")
     p.add_argument("--kokkos", default=KOKKOS, help="LAMMPS's Kokkos arguments ({g}: the number of GPUs)")
+    p.add_argument("--ghosts", default="refresh,frozen", help="the fix's ghosts settings run on several GPUs")
+    p.add_argument("--sweeps", type=int, default=0, help="sweeps per timestep (invocation) of every case, instead "
+                   "of each case's own (10, or 5 at N = 2863288)")
+    p.add_argument("--run-style", default="gpumc", help="run_style of the Monte Carlo runs (gpumc: LAMMPS's forces "
+                   "only on output timesteps; verlet: every timestep)")
     p.add_argument("--sites", default="71,142", help="sites per side: the smaller strong-scaling system (and the "
                    "weak-scaling block per GPU), the larger")
     args = p.parse_args()
@@ -83,9 +93,10 @@ def main():
     date = datetime.date.today().isoformat()
     records = []
 
-    def add(system, algorithm, precision, n, g, metric, value, unit):
+    def add(system, algorithm, precision, n, g, metric, value, unit, ghosts=None):
         records.append({"system": system, "algorithm": algorithm, "precision": precision, "n_atoms": n, "gpus": g,
-                        "metric": metric, "value": value, "unit": unit, "device": args.device, "date": date})
+                        "metric": metric, "value": value, "unit": unit, "device": args.device, "date": date,
+                        "ghosts": ghosts})
         print(f"{system} N={n} gpus={g} {precision}: {algorithm} {metric} {value:.4g} {unit}", flush=True)
 
     small, large = (int(v) for v in args.sites.split(","))
@@ -100,28 +111,34 @@ def main():
 
     with tempfile.TemporaryDirectory() as workdir:
         for system, sites, grid, sweeps, steps, md_steps in cases:
+            sweeps = args.sweeps or sweeps
             for g in gpu_counts:
                 s = sites(g)
                 natoms = s[0] * s[1] * s[2]
                 text = setup(grid(g), s)
-                for precision in precisions:
-                    rates, exchanges, ghosts = [], [], []
+                for precision, mode in [(p, m) for p in precisions
+                                        for m in (args.ghosts.split(",") if g > 1 else ["refresh"])]:
+                    rates, shares, tried = [], [], []
                     for _ in range(args.repeats):
-                        out = run(args, g, text + MC.format(sweeps=sweeps, precision=precision) +
-                                  f"thermo {steps}\nrun 1\nrun {steps}\n", workdir)
-                        trials, exchange, ghost = measured(out)
+                        out = run(args, g, text + MC.format(sweeps=sweeps, precision=precision, ghosts=mode) +
+                                  f"run_style {args.run_style}\nthermo {steps}\nrun 1\nrun {steps}\n", workdir)
+                        trials, share = measured(out)
                         rates.append(trials / loop_time(out))
-                        exchanges.append(exchange)
-                        ghosts.append(ghost)
+                        shares.append(share)
+                        tried.append(trials / (natoms * sweeps * steps))
                     rate = median(rates)
-                    add(system, "fix gpumc/nvt/kk checkerboard", precision, natoms, g, "moves_per_s", rate,
-                        "trial moves/s")
-                    add(system, "fix gpumc/nvt/kk checkerboard", precision, natoms, g, "sweeps_per_s",
-                        rate / natoms, "sweeps/s")
-                    add(system, "fix gpumc/nvt/kk checkerboard", precision, natoms, g, "exchange_share",
-                        median(exchanges), "fraction of sweep time moving atoms between ranks and copying ghosts")
-                    add(system, "fix gpumc/nvt/kk checkerboard", precision, natoms, g, "ghost_share", median(ghosts),
-                        "fraction of sweep time refreshing ghosts after each colour")
+                    algorithm = f"fix gpumc/nvt/kk checkerboard, ghosts {mode}"
+                    add(system, algorithm, precision, natoms, g, "moves_per_s", rate, "trial moves/s", mode)
+                    add(system, algorithm, precision, natoms, g, "sweeps_per_s", median(rates) / median(tried) / natoms,
+                        "sweeps/s", mode)
+                    add(system, algorithm, precision, natoms, g, "tried_fraction", median(tried),
+                        "atoms tried per sweep / atoms", mode)
+                    for k, (metric, what) in enumerate([
+                            ("exchange_share", "moving atoms between ranks (exchange)"),
+                            ("borders_share", "copying ghosts (borders)"),
+                            ("ghost_share", "refreshing ghosts (after each colour; energy checks if frozen)")]):
+                        add(system, algorithm, precision, natoms, g, metric, median([v[k] for v in shares]),
+                            f"fraction of the sweeps' time {what}", mode)
                 md = []
                 for _ in range(args.repeats):
                     out = run(args, g, text + MD + f"thermo {md_steps}\nrun 10\nrun {md_steps}\n", workdir)
@@ -137,15 +154,17 @@ def main():
              f"Device: {args.device or 'not given'}. LAMMPS 4Feb2025 + USER-GPUMC (KOKKOS, CUDA), one MPI rank per "
              f"GPU; median of {args.repeats} run(s) per figure, over LAMMPS's loop time. Speedup and efficiency "
              "against the fewest GPUs (weak scaling: rate per GPU against 1 GPU's); comm: share of the sweeps' wall "
-             "time (rank 0) moving atoms between ranks and copying ghosts (exchange, borders: once per sweep) and "
-             "refreshing ghosts after each colour.", "",
-             "| system | N | GPUs | precision | MC trial moves/s | sweeps/s | MC speedup | MC efficiency | exchange | "
-             "ghosts | MD steps/s | MD speedup |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    def value(system, n, g, metric, precision=None):
+             "time (rank 0) moving atoms between ranks (exchange) and copying ghosts (borders; once per sweep, or "
+             "once per invocation with ghosts frozen), and refreshing ghosts after each colour. Ghosts: the fix's "
+             "setting; tried: atoms tried per sweep over all atoms (less than 1 with ghosts frozen). The Monte Carlo "
+             f"runs use run_style {args.run_style}.", "",
+             "| system | N | GPUs | precision | ghosts | tried | MC trial moves/s | sweeps/s | MC speedup | "
+             "MC efficiency | exchange | borders | ghost refresh | MD steps/s | MD speedup |",
+             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    def value(system, n, g, metric, precision=None, ghosts=None):
         for r in records:
             if (r["system"], r["n_atoms"], r["gpus"], r["metric"]) == (system, n, g, metric) and \
-                    (precision is None or r["precision"] == precision):
+                    (precision is None or r["precision"] == precision) and (ghosts is None or r["ghosts"] == ghosts):
                 return r["value"]
         return None
     for system in dict.fromkeys(r["system"] for r in records):
@@ -164,12 +183,15 @@ def main():
                     speed = r["value"] / base["value"]
                     md = value(system, r["n_atoms"], r["gpus"], "md_steps_per_s")
                     md_speed = md / base_md * (k if weak else 1.0)
-                    exchange = value(system, r["n_atoms"], r["gpus"], "exchange_share", precision)
-                    ghost = value(system, r["n_atoms"], r["gpus"], "ghost_share", precision)
-                    lines.append(f"| {system} | {r['n_atoms']} | {r['gpus']} | {precision} | {r['value']:.3g} | "
-                                 f"{r['value'] / r['n_atoms']:.3g} | {speed:.2f} | {speed / k:.0%} | {exchange:.0%} | "
-                                 f"{ghost:.0%} | "
-                                 f"{md:.3g} | {md_speed:.2f} |")
+                    mode = r["ghosts"]
+                    exchange = value(system, r["n_atoms"], r["gpus"], "exchange_share", precision, mode)
+                    borders = value(system, r["n_atoms"], r["gpus"], "borders_share", precision, mode)
+                    ghost = value(system, r["n_atoms"], r["gpus"], "ghost_share", precision, mode)
+                    tried = value(system, r["n_atoms"], r["gpus"], "tried_fraction", precision, mode)
+                    sweeps_s = value(system, r["n_atoms"], r["gpus"], "sweeps_per_s", precision, mode)
+                    lines.append(f"| {system} | {r['n_atoms']} | {r['gpus']} | {precision} | {mode} | {tried:.2f} | "
+                                 f"{r['value']:.3g} | {sweeps_s:.3g} | {speed:.2f} | {speed / k:.0%} | "
+                                 f"{exchange:.0%} | {borders:.0%} | {ghost:.0%} | {md:.3g} | {md_speed:.2f} |")
     with open(stem + ".md", "w") as f:
         f.write("\n".join(lines) + "\n")
     print("\n".join(lines))

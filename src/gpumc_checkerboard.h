@@ -90,12 +90,25 @@ GPUMC_INLINE bool checker_grid(const CounterRNG &rng, uint64_t sweep, const doub
 // One MPI rank's part of the global grid when LAMMPS's processor grid splits it (the host and
 // Kokkos domain engines): cells first[d] .. first[d] + count[d] - 1 along each dimension, the
 // grid's origin at the box's lower corner; sublo, subhi: the rank's subdomain, whose walls are
-// those cells' walls up to round-off.
+// those cells' walls up to round-off. Trials are made in the first moving[d] of them along each
+// dimension: count[d], or count[d] - 1 when the layer at the upper walls is held still (frozen
+// ghosts: then no rank's trials read an atom that another rank moves in the same sweeps).
 struct DomainBlock {
   CheckerGrid grid;
-  int first[3], count[3];
+  int first[3], count[3], moving[3];
   double sublo[3], subhi[3];
 };
+
+// With frozen ghosts: the whole cells (0 or 1 along each dimension, draw (sweep, ~0, 2)) by which
+// the system moves beside the grid's shift, so that the translation is uniform in two cells. A
+// shift within one cell would leave every subdomain wall inside the still layer at the upper walls,
+// and no atom would ever cross it; within two, every point is outside that layer with probability
+// at least 1/2. (Uniform in a whole block would move half the atoms between ranks every time.)
+GPUMC_INLINE void domain_extra_cells(const CounterRNG &rng, uint64_t sweep, int k[3])
+{
+  const auto r = rng.bits(sweep, ~0ULL, 2);
+  for (int d = 0; d < 3; d++) k[d] = (int) uniform_index(r[d], 2);
+}
 
 // Global cell coordinate of coordinate x along dimension d (not wrapped: ghosts lie outside the box).
 GPUMC_INLINE int domain_global_cell(const CheckerGrid &g, int d, double x)

@@ -124,6 +124,19 @@ struct CheckerSumFunctor {
   }
 };
 
+// A sweep's sums added to those of the sweeps before it that the host has not read (the domain
+// engine's: the host reads them when it needs them, not after every sweep).
+template <class DeviceType>
+struct CheckerPendingFunctor {
+  Kokkos::View<CheckerSums, DeviceType> sums, pending;
+  KOKKOS_INLINE_FUNCTION void operator()(const int) const
+  {
+    pending().du += sums().du;
+    pending().accepted += sums().accepted;
+    pending().trials += sums().trials;
+  }
+};
+
 template <class DeviceType>
 struct CheckerAddFunctor {
   Kokkos::View<CheckerSums, DeviceType> sums;

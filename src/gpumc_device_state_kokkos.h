@@ -276,8 +276,8 @@ struct CheckerData {
 
   // Sweeps over a spatial decomposition (gpumc_domain_kokkos.cpp): g is then this rank's block of
   // the global grid (block) with the layer of ghost cells around it, block.count[d] + 2 cells per
-  // side from the layer's lower corner, which no kernel wraps: only the block's cells are active,
-  // and all their neighbours are stored. Trials are keyed by the global cell. Positions are LAMMPS's
+  // side from the layer's lower corner, which no kernel wraps: only the block's cells are active
+  // (its first block.moving[d] along each side), and all their neighbours are stored. Trials are keyed by the global cell. Positions are LAMMPS's
   // (owned atoms and ghosts, nall of them), and order_key gives each atom's place in its cell
   // (owned atoms by ID, then ghosts by ID).
   bool domain = false;
@@ -293,7 +293,7 @@ struct CheckerData {
     int global[3], rest = a;
     for (int k = 0; k < 3; k++) {
       // the block's first cell of the colour's parity along k, and how many it holds
-      const int start = ((colour >> k) ^ block.first[k]) & 1, m = (block.count[k] - start + 1) / 2;
+      const int start = ((colour >> k) ^ block.first[k]) & 1, m = (block.moving[k] - start + 1) / 2;
       if (m <= 0) return -1;
       const int l = start + 2 * (rest % m);
       rest /= m;
@@ -308,7 +308,7 @@ struct CheckerData {
   int active_cells_max() const
   {
     if (!domain) return checker_active_count(g);
-    return ((block.count[0] + 1) / 2) * ((block.count[1] + 1) / 2) * ((block.count[2] + 1) / 2);
+    return ((block.moving[0] + 1) / 2) * ((block.moving[1] + 1) / 2) * ((block.moving[2] + 1) / 2);
   }
   KOKKOS_INLINE_FUNCTION void cell_coords(int cell, int c[3]) const
   {

@@ -142,9 +142,9 @@ MoveCounts DomainCheckerboard::colour(int colour, const CounterRNG &rng, uint64_
   std::vector<CellTrial> trials;
   std::vector<int> order;
   int l[3];
-  for (l[2] = 1; l[2] <= block_.count[2]; l[2]++)
-    for (l[1] = 1; l[1] <= block_.count[1]; l[1]++)
-      for (l[0] = 1; l[0] <= block_.count[0]; l[0]++) {
+  for (l[2] = 1; l[2] <= block_.moving[2]; l[2]++)
+    for (l[1] = 1; l[1] <= block_.moving[1]; l[1]++)
+      for (l[0] = 1; l[0] <= block_.moving[0]; l[0]++) {
         int c[3];
         for (int d = 0; d < 3; d++) c[d] = block_.first[d] + l[d] - 1;
         if (checker_colour(c) != colour) continue;

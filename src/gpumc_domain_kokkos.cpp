@@ -81,17 +81,30 @@ void DeviceSystem<DeviceType>::domain_colours(const int order[8], double beta, d
   checker_colours(order, domain_room_, beta, dmax, rng, sweep, after_colour);
 }
 
+// (a fixed-order reduction, then added in sweep order: the sums are reproducible)
 template <class DeviceType>
-MoveCounts DeviceSystem<DeviceType>::domain_sweep_sums(double &du)
+void DeviceSystem<DeviceType>::domain_add_sweep_sums()
 {
+  if (!cb_sums_.data()) cb_sums_ = View<kk::CheckerSums>("gpumc:checker_sums");
+  if (!domain_pending_.data()) domain_pending_ = View<kk::CheckerSums>("gpumc:domain_pending");
   const int ncells = cb_.g.n[0] * cb_.g.n[1] * cb_.g.n[2];
-  kk::CheckerSums sums{0.0, 0, 0};
   Kokkos::parallel_reduce("gpumc:domain_sums", Kokkos::RangePolicy<ExecSpace>(0, ncells),
-                          kk::CheckerSumFunctor<DeviceType>{cb_}, sums);
-  du = sums.du;
+                          kk::CheckerSumFunctor<DeviceType>{cb_}, cb_sums_);
+  Kokkos::parallel_for("gpumc:domain_pending", light(Kokkos::RangePolicy<ExecSpace>(0, 1)),
+                       kk::CheckerPendingFunctor<DeviceType>{cb_sums_, domain_pending_});
+}
+
+template <class DeviceType>
+MoveCounts DeviceSystem<DeviceType>::domain_take_sums(double &du)
+{
   MoveCounts counts;
-  counts.trials = (uint64_t) sums.trials;
-  counts.accepted = (uint64_t) sums.accepted;
+  du = 0.0;
+  if (!domain_pending_.data()) return counts;
+  const auto h = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), domain_pending_);
+  du = h().du;
+  counts.trials = (uint64_t) h().trials;
+  counts.accepted = (uint64_t) h().accepted;
+  Kokkos::deep_copy(domain_pending_, kk::CheckerSums{0.0, 0, 0});
   return counts;
 }
 
@@ -111,7 +124,8 @@ double DeviceSystem<DeviceType>::domain_owned_pair_energy()
   template void DeviceSystem<D>::domain_refresh_ghosts();                                                          \
   template void DeviceSystem<D>::domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng, \
                                                 uint64_t sweep, const std::function<void()> &after_colour);        \
-  template MoveCounts DeviceSystem<D>::domain_sweep_sums(double &du);                                              \
+  template void DeviceSystem<D>::domain_add_sweep_sums();                                                          \
+  template MoveCounts DeviceSystem<D>::domain_take_sums(double &du);                                               \
   template double DeviceSystem<D>::domain_owned_pair_energy();
 
 GPUMC_KOKKOS_DEVICE_TYPES(GPUMC_INSTANTIATE)

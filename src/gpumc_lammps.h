@@ -97,15 +97,22 @@ namespace GPUMC {
   // (gpumc_lammps_domain.cpp). Each sweep translates the system by its grid shift and lets
   // LAMMPS's Comm move the atoms to the ranks whose subdomains hold them (exchange) and copy the
   // layer around each subdomain (borders); the ghosts are refreshed (forward communication) after
-  // each colour. The system is translated back by finish(). This class is the driver that every
-  // backend shares; the engine that sweeps a rank's block and the atoms' storage are a backend's
+  // each colour. With frozen ghosts the grid of an invocation's first sweep serves all its sweeps
+  // (until a volume move), the layer of cells at each block's upper walls is not tried, and the
+  // ghosts are not refreshed: every ghost that a trial reads lies in another rank's still layer.
+  // The system is translated back by finish(). This class is the driver that every backend
+  // shares; the engine that sweeps a rank's block and the atoms' storage are a backend's
   // (DomainSweepsHost below, DomainSweepsKokkos in gpumc_lammps_kokkos.h).
   class DomainSweeps {
    public:
-    DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who);
+    DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who,
+                 bool frozen_ghosts);
     virtual ~DomainSweeps() = default;
-    // Sweep `sweep` (gpumc_checkerboard.h's trials); energy gets the accepted energy changes of all ranks.
-    gpumc::MoveCounts sweep(const gpumc::CounterRNG &rng, uint64_t sweep, double beta, double dmax, double &energy);
+    // Sweep `sweep` (gpumc_checkerboard.h's trials); its counts and energy change stay pending on
+    // each rank (no rank waits for another) until settle().
+    void sweep(const gpumc::CounterRNG &rng, uint64_t sweep, double beta, double dmax);
+    // The counts of all ranks' sweeps since the last settle(); energy gets their energy change.
+    gpumc::MoveCounts settle(double &energy);
     // Energy of the configuration after a sweep or volume move: pair terms of all ranks and the
     // count energy.
     double total_energy();
@@ -114,9 +121,10 @@ namespace GPUMC {
     bool volume_move(const gpumc::VolumeMoveParams &p, const gpumc::CounterRNG &rng, uint64_t move, double &energy);
     // Undo the translation: the atoms where the first sweep found them, up to the moves.
     void finish();
-    // Wall time spent so far in communication: atoms moved between ranks and ghosts copied
-    // (exchange, borders), and ghosts refreshed after each colour.
+    // Wall time spent so far in communication: atoms moved between ranks (exchange), ghosts copied
+    // (borders), and ghosts refreshed (after each colour, or with frozen ghosts for energy checks).
     double exchange_seconds() const { return exchange_seconds_; }
+    double borders_seconds() const { return borders_seconds_; }
     double ghost_seconds() const { return ghost_seconds_; }
 
    protected:
@@ -135,10 +143,11 @@ namespace GPUMC {
     virtual void restore_atoms() = 0;
     // The engine's cells of this rank's block from the current atoms and ghosts.
     virtual void build_engine(const gpumc::DomainBlock &block) = 0;
-    // The 8 colours (in `order`) of sweep `sweep`, calling colour_done() after each; dU gets the
-    // accepted energy change of this rank.
-    virtual gpumc::MoveCounts sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep,
-                                            double beta, double dmax, double &dU) = 0;
+    // The 8 colours (in `order`) of sweep `sweep`, calling colour_done() after each; the counts and
+    // energy change are this rank's until take_pending() returns them (dU) and starts again from 0.
+    virtual void sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep, double beta,
+                               double dmax) = 0;
+    virtual gpumc::MoveCounts take_pending(double &dU) = 0;
     // The ghosts' positions into the engine (after the forward communication).
     virtual void refresh_ghosts() = 0;
     // Pair energy of the owned atoms with the atoms of higher ID.
@@ -148,12 +157,16 @@ namespace GPUMC {
     // The owned atoms' positions to the other ranks' ghosts (LAMMPS's forward communication).
     virtual void forward_ghosts();
     // The moves of a colour to the other ranks' ghosts (forward communication), and the ghosts'
-    // new positions into the engine.
+    // new positions into the engine; nothing with frozen ghosts.
     void colour_done();
+    bool frozen_ghosts() const { return frozen_ghosts_; }
 
    private:
+    bool frozen_ghosts_;
+    bool block_current_ = false;    // frozen ghosts: the engine's block serves the next sweep
+    bool ghosts_stale_ = false;     // frozen ghosts: other ranks have moved atoms since the borders
     double offset_[3] = {0.0, 0.0, 0.0};    // the system's present translation
-    double exchange_seconds_ = 0.0, ghost_seconds_ = 0.0;
+    double exchange_seconds_ = 0.0, borders_seconds_ = 0.0, ghost_seconds_ = 0.0;
     // the time of a communication step, from its start (the backend's work done first), added to total
     double comm_start();
     void comm_end(double start, double &total);
@@ -164,13 +177,16 @@ namespace GPUMC {
     // Ghosts anew for the current box (no atom changes its rank).
     void refresh_borders();
     gpumc::CheckerGrid unshifted_grid() const;
+    // with frozen ghosts, an error unless grid g gives every block two cells along dimension d
+    void frozen_cells_check(const gpumc::CheckerGrid &g, int d) const;
     [[noreturn]] void grid_error(const gpumc::Box &box) const;
   };
 
   // The host styles' backend: gpumc_domain_host.h's engine on LAMMPS's own arrays.
   class DomainSweepsHost : public DomainSweeps {
    public:
-    DomainSweepsHost(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who);
+    DomainSweepsHost(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who,
+                     bool frozen_ghosts);
 
    protected:
     void translate_atoms(const double delta[3]) override;
@@ -178,8 +194,9 @@ namespace GPUMC {
     void save_atoms() override;
     void restore_atoms() override;
     void build_engine(const gpumc::DomainBlock &block) override;
-    gpumc::MoveCounts sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep, double beta,
-                                    double dmax, double &dU) override;
+    void sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep, double beta,
+                       double dmax) override;
+    gpumc::MoveCounts take_pending(double &dU) override;
     void refresh_ghosts() override;
     double owned_pair_energy() override;
 
@@ -189,6 +206,8 @@ namespace GPUMC {
     std::vector<int> mobile_;
     std::vector<double> saved_x_;
     std::vector<imageint> saved_image_;
+    gpumc::MoveCounts pending_;
+    double pending_du_ = 0.0;
   };
 
   // Velocities of the group's atoms drawn from the Maxwell-Boltzmann distribution at temperature

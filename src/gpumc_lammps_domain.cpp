@@ -14,8 +14,8 @@
 using namespace LAMMPS_NS;
 
 GPUMC::DomainSweeps::DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
-                                  const std::string &who) :
-    lmp_(lmp), table_(table), groupbit_(groupbit), who_(who)
+                                  const std::string &who, bool frozen_ghosts) :
+    lmp_(lmp), table_(table), groupbit_(groupbit), who_(who), frozen_ghosts_(frozen_ghosts)
 {
   Comm *comm = lmp->comm;
   if (comm->style != Comm::BRICK || comm->layout != Comm::LAYOUT_UNIFORM)
@@ -27,9 +27,12 @@ GPUMC::DomainSweeps::DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, in
   type_count_.resize(mine.size());
   MPI_Allreduce(mine.data(), type_count_.data(), (int) mine.size(), MPI_LONG, MPI_SUM, lmp->world);
   // atoms that moved since the last reneighboring back into their subdomains, so that a
-  // translation by less than a cell never takes an atom more than one subdomain away
+  // translation by less than a cell (two with frozen ghosts, in blocks of at least two) never
+  // takes an atom more than one subdomain away
+  const double start = MPI_Wtime();
   lmp->domain->pbc();
   comm->exchange();
+  exchange_seconds_ += MPI_Wtime() - start;
 }
 
 // Translate the owned atoms; the callers then let Comm move them to their ranks.
@@ -39,30 +42,50 @@ void GPUMC::DomainSweeps::translate(const double delta[3])
   for (int d = 0; d < 3; d++) offset_[d] += delta[d];
 }
 
-gpumc::MoveCounts GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, double beta, double dmax,
-                                             double &energy)
+void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, double beta, double dmax)
 {
   Comm *comm = lmp_->comm;
-  const gpumc::Box box = GPUMC::box(lmp_);
-  gpumc::CheckerGrid g;
-  if (!gpumc::checker_grid(rng, sweep, box.lo, box.len, gpumc::checker_min_width(table_.cut_max), g, comm->procgrid))
-    grid_error(box);
-  // the grid's shift becomes a translation of the system, the grid's origin the box's corner
-  double delta[3];
-  for (int d = 0; d < 3; d++) {
-    delta[d] = -(g.origin[d] - g.lo[d]) - offset_[d];
-    g.origin[d] = g.lo[d];
+  if (!block_current_) {
+    const gpumc::Box box = GPUMC::box(lmp_);
+    gpumc::CheckerGrid g;
+    if (!gpumc::checker_grid(rng, sweep, box.lo, box.len, gpumc::checker_min_width(table_.cut_max), g,
+                             comm->procgrid))
+      grid_error(box);
+    // the grid's shift becomes a translation of the system, the grid's origin the box's corner;
+    // with frozen ghosts, by up to one whole cell more (less than two cells in all, within a block
+    // of at least two, so that exchange still moves atoms one subdomain at most)
+    int cells[3] = {0, 0, 0};
+    if (frozen_ghosts_) {
+      for (int d = 0; d < 3; d++) frozen_cells_check(g, d);
+      gpumc::domain_extra_cells(rng, sweep, cells);
+    }
+    double delta[3];
+    for (int d = 0; d < 3; d++) {
+      delta[d] = -(g.origin[d] - g.lo[d]) - cells[d] * g.w[d] - offset_[d];
+      g.origin[d] = g.lo[d];
+    }
+    double start = comm_start();
+    translate(delta);
+    comm->exchange();
+    comm_end(start, exchange_seconds_);
+    start = comm_start();
+    comm->borders();
+    comm_end(start, borders_seconds_);
+    build(g);
+    // no trial takes an atom out of its cell, so with frozen ghosts the cells (and the ghosts
+    // that trials read) stay as they are for the next sweep
+    block_current_ = frozen_ghosts_;
   }
-  translate(delta);
-  const double start = comm_start();
-  comm->exchange();
-  comm->borders();
-  comm_end(start, exchange_seconds_);
-  build(g);
   int order[8];
   gpumc::checker_colour_order(rng, sweep, order);
+  sweep_colours(order, rng, sweep, beta, dmax);
+  if (frozen_ghosts_) ghosts_stale_ = true;
+}
+
+gpumc::MoveCounts GPUMC::DomainSweeps::settle(double &energy)
+{
   double dU = 0.0;
-  gpumc::MoveCounts counts = sweep_colours(order, rng, sweep, beta, dmax, dU);
+  gpumc::MoveCounts counts = take_pending(dU);
   double local[3] = {dU, (double) counts.trials, (double) counts.accepted};
   double total[3];
   MPI_Allreduce(local, total, 3, MPI_DOUBLE, MPI_SUM, lmp_->world);
@@ -74,6 +97,7 @@ gpumc::MoveCounts GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint6
 
 void GPUMC::DomainSweeps::colour_done()
 {
+  if (frozen_ghosts_) return;
   const double start = comm_start();
   forward_ghosts();
   refresh_ghosts();
@@ -128,6 +152,8 @@ void GPUMC::DomainSweeps::build(gpumc::CheckerGrid g)
   for (int d = 0; d < 3; d++) {
     block.count[d] = g.n[d] / comm->procgrid[d];
     block.first[d] = comm->myloc[d] * block.count[d];
+    if (frozen_ghosts_) frozen_cells_check(g, d);
+    block.moving[d] = frozen_ghosts_ ? block.count[d] - 1 : block.count[d];
     block.sublo[d] = lmp_->domain->sublo[d];
     block.subhi[d] = lmp_->domain->subhi[d];
     // every atom of the cells next to the subdomain must be a ghost: they can move anywhere in them
@@ -138,6 +164,16 @@ void GPUMC::DomainSweeps::build(gpumc::CheckerGrid g)
                        2.0 * table_.cut_max);
   }
   build_engine(block);
+  ghosts_stale_ = false;
+}
+
+void GPUMC::DomainSweeps::frozen_cells_check(const gpumc::CheckerGrid &g, int d) const
+{
+  const int count = g.n[d] / lmp_->comm->procgrid[d];
+  if (count < 2)
+    lmp_->error->all(FLERR, "{}: ghosts frozen needs at least 2 checkerboard cells per process along each side "
+                     "(here {} along dimension {}, cells {} wide); use fewer processes or ghosts refresh",
+                     who_, count, "xyz"[d], g.w[d]);
 }
 
 void GPUMC::DomainSweeps::refresh_borders()
@@ -163,6 +199,7 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
   // in the frame of the box, as on one process: positions scaled about the box's centre
   const double back[3] = {-offset_[0], -offset_[1], -offset_[2]};
   translate(back);
+  block_current_ = false;
   lmp_->comm->exchange();
   save_atoms();
   double saved_lo[3], saved_hi[3];
@@ -211,6 +248,13 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
 
 double GPUMC::DomainSweeps::total_energy()
 {
+  if (ghosts_stale_) {
+    const double start = comm_start();
+    forward_ghosts();
+    refresh_ghosts();
+    comm_end(start, ghost_seconds_);
+    ghosts_stale_ = false;
+  }
   double mine = owned_pair_energy();
   double pair = 0.0;
   MPI_Allreduce(&mine, &pair, 1, MPI_DOUBLE, MPI_SUM, lmp_->world);
@@ -221,13 +265,14 @@ void GPUMC::DomainSweeps::finish()
 {
   const double back[3] = {-offset_[0], -offset_[1], -offset_[2]};
   translate(back);
+  block_current_ = false;
 }
 
 /* ---------------------------------------------------------------------- */
 
 GPUMC::DomainSweepsHost::DomainSweepsHost(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
-                                          const std::string &who) :
-    DomainSweeps(lmp, table, groupbit, who), engine_(table)
+                                          const std::string &who, bool frozen_ghosts) :
+    DomainSweeps(lmp, table, groupbit, who, frozen_ghosts), engine_(table)
 {
 }
 
@@ -281,16 +326,23 @@ void GPUMC::DomainSweepsHost::build_engine(const gpumc::DomainBlock &block)
   engine_.build(block, nlocal, nall, atom->x, atom->type, tag_.data(), mobile_.data());
 }
 
-gpumc::MoveCounts GPUMC::DomainSweepsHost::sweep_colours(const int order[8], const gpumc::CounterRNG &rng,
-                                                         uint64_t sweep, double beta, double dmax, double &dU)
+void GPUMC::DomainSweepsHost::sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep,
+                                            double beta, double dmax)
 {
-  gpumc::MoveCounts counts;
   for (int k = 0; k < 8; k++) {
-    const gpumc::MoveCounts c = engine_.colour(order[k], rng, sweep, beta, dmax, lmp_->atom->x, dU);
-    counts.trials += c.trials;
-    counts.accepted += c.accepted;
+    const gpumc::MoveCounts c = engine_.colour(order[k], rng, sweep, beta, dmax, lmp_->atom->x, pending_du_);
+    pending_.trials += c.trials;
+    pending_.accepted += c.accepted;
     colour_done();
   }
+}
+
+gpumc::MoveCounts GPUMC::DomainSweepsHost::take_pending(double &dU)
+{
+  const gpumc::MoveCounts counts = pending_;
+  dU = pending_du_;
+  pending_ = gpumc::MoveCounts();
+  pending_du_ = 0.0;
   return counts;
 }
 

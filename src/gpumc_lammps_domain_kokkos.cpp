@@ -82,10 +82,10 @@ struct EngineCopyFunctor {
 
 template <class DeviceType>
 GPUMC::DomainSweepsKokkos<DeviceType>::DomainSweepsKokkos(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
-                                                          const std::string &who,
+                                                          const std::string &who, bool frozen_ghosts,
                                                           gpumc::DeviceSystem<DeviceType> &engine,
                                                           Fix *ghost_fix) :
-    DomainSweeps(lmp, table, groupbit, who), atomKK_((AtomKokkos *) lmp->atom), engine_(engine),
+    DomainSweeps(lmp, table, groupbit, who, frozen_ghosts), atomKK_((AtomKokkos *) lmp->atom), engine_(engine),
     ghost_fix_(ghost_fix)
 {
 }
@@ -203,22 +203,36 @@ void GPUMC::DomainSweepsKokkos<DeviceType>::build_engine(const gpumc::DomainBloc
 }
 
 template <class DeviceType>
-gpumc::MoveCounts GPUMC::DomainSweepsKokkos<DeviceType>::sweep_colours(const int order[8],
-                                                                       const gpumc::CounterRNG &rng, uint64_t sweep,
-                                                                       double beta, double dmax, double &dU)
+void GPUMC::DomainSweepsKokkos<DeviceType>::sweep_colours(const int order[8], const gpumc::CounterRNG &rng,
+                                                          uint64_t sweep, double beta, double dmax)
+{
+  if (frozen_ghosts()) {
+    engine_.domain_colours(order, beta, dmax, rng, sweep, {});
+    store_owned();
+  } else {
+    engine_.domain_colours(order, beta, dmax, rng, sweep, [&]() {
+      store_owned();
+      colour_done();
+    });
+  }
+  engine_.domain_add_sweep_sums();
+}
+
+template <class DeviceType>
+gpumc::MoveCounts GPUMC::DomainSweepsKokkos<DeviceType>::take_pending(double &dU)
+{
+  return engine_.domain_take_sums(dU);
+}
+
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::store_owned()
 {
   using F = EngineCopyFunctor<DeviceType>;
   const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
-  engine_.domain_colours(order, beta, dmax, rng, sweep, [&]() {
-    F f{atomKK_->k_x.template view<DeviceType>(), {}, {}, {}, x_, {}, {}, {}, atomKK_->nlocal, 0};
-    Kokkos::parallel_for("gpumc:domain_store", Kokkos::RangePolicy<ExecSpace, typename F::TagStore>(0, f.nlocal), f);
-    atomKK_->modified(space, X_MASK);
-    colour_done();
-  });
-  double du = 0.0;
-  const gpumc::MoveCounts counts = engine_.domain_sweep_sums(du);
-  dU += du;
-  return counts;
+  atomKK_->sync(space, X_MASK);
+  F f{atomKK_->k_x.template view<DeviceType>(), {}, {}, {}, x_, {}, {}, {}, atomKK_->nlocal, 0};
+  Kokkos::parallel_for("gpumc:domain_store", Kokkos::RangePolicy<ExecSpace, typename F::TagStore>(0, f.nlocal), f);
+  atomKK_->modified(space, X_MASK);
 }
 
 template <class DeviceType>

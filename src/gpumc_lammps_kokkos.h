@@ -323,13 +323,14 @@ namespace GPUMC {
   // Checkerboard sweeps of the /kk styles on several MPI ranks (gpumc_lammps.h's DomainSweeps with
   // the Kokkos engine; gpumc_lammps_domain_kokkos.cpp): the atoms stay in atomKK's device views,
   // which CommKokkos exchanges and communicates, and the engine sweeps its copy of the rank's
-  // atoms and ghosts, whose owned positions go back to atomKK after each colour.
+  // atoms and ghosts, whose owned positions go back to atomKK after each colour (with frozen
+  // ghosts, after each sweep).
   template <class DeviceType>
   class DomainSweepsKokkos : public DomainSweeps {
    public:
     // ghost_fix: the fix whose Kokkos forward communication (GhostPositionsComm) refreshes the ghosts
     DomainSweepsKokkos(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who,
-                       gpumc::DeviceSystem<DeviceType> &engine, Fix *ghost_fix);
+                       bool frozen_ghosts, gpumc::DeviceSystem<DeviceType> &engine, Fix *ghost_fix);
 
    protected:
     void translate_atoms(const double delta[3]) override;
@@ -337,8 +338,9 @@ namespace GPUMC {
     void save_atoms() override;
     void restore_atoms() override;
     void build_engine(const gpumc::DomainBlock &block) override;
-    gpumc::MoveCounts sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep, double beta,
-                                    double dmax, double &dU) override;
+    void sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep, double beta,
+                       double dmax) override;
+    gpumc::MoveCounts take_pending(double &dU) override;
     void refresh_ghosts() override;
     double owned_pair_energy() override;
     void wait() override { Kokkos::fence(); }
@@ -354,6 +356,8 @@ namespace GPUMC {
     Kokkos::View<int64_t *, DeviceType> tag_;
     typename ArrayTypes<DeviceType>::t_x_array saved_x_;
     typename ArrayTypes<DeviceType>::t_imageint_1d saved_image_;
+    // the engine's owned positions into atomKK
+    void store_owned();
     // owned positions scaled by `scale` from old_lo to lo, then moved by delta, then wrapped
     void transform_atoms(const double old_lo[3], const double lo[3], const double scale[3], const double delta[3]);
   };

@@ -148,8 +148,10 @@ class DeviceSystem {
   // brings the ghosts' new positions).
   void domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng, uint64_t sweep,
                       const std::function<void()> &after_colour);
-  // The last sweep's trials and accepted moves on this rank, and (du) their energy change.
-  MoveCounts domain_sweep_sums(double &du);
+  // The last sweep's trials, accepted moves and energy change on this rank added (on the device) to
+  // those pending since the last domain_take_sums, which returns them (du: the energy change).
+  void domain_add_sweep_sums();
+  MoveCounts domain_take_sums(double &du);
   // Pair energy of the pairs of owned atoms with atoms of higher ID (every pair once over the ranks).
   double domain_owned_pair_energy();
 
@@ -186,6 +188,7 @@ class DeviceSystem {
   int domain_nowned_ = 0;
   View<kk::CheckerSizes> cb_sizes_;   // the last sweep's sizes
   View<kk::CheckerSums> cb_sums_;
+  View<kk::CheckerSums> domain_pending_;    // domain_add_sweep_sums
   // the positions are cb_.x's (as set, or moved by checkerboard sweeps), not the cell list's,
   // which is rebuilt from them when next needed
   bool cells_stale_ = false;

@@ -113,6 +113,15 @@ inline const char *LJ_GROUP_FIX = "comm_modify cutoff 3.5\nthermo_modify norm no
                            "group half region half\n"
                            "fix mc half gpumc/nvt 2 1.2 4321 algorithm checkerboard displace 0.15 tune no check 3\n";
 
+// a fix line of the above with ghosts frozen (one grid per invocation, the layer of cells at each
+// subdomain's upper walls held still, no ghost refresh between colours)
+inline std::string with_frozen_ghosts(const char *fix)
+{
+  std::string f = fix;
+  f.insert(f.rfind('\n'), " ghosts frozen");
+  return f;
+}
+
 // largest difference of two position lists, as periodic images in a cubic box of side `side`
 // (round-off can put an atom on a wall at the opposite wall), or plain differences if side is 0
 inline double max_difference(const std::vector<double> &a, const std::vector<double> &b, double side = 0.0)

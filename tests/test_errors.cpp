@@ -72,6 +72,10 @@ std::vector<BadInput> bad_inputs()
       {"algorithm", lj, "fix mc all gpumc/nvt 1 1.0 5 algorithm parallel",
        "algorithm takes sequential or checkerboard, not parallel"},
       {"precision", lj, "fix mc all gpumc/nvt 1 1.0 5 precision single", "precision takes double or mixed, not single"},
+      {"ghosts", lj, "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard ghosts stale",
+       "ghosts takes refresh or frozen, not stale"},
+      {"ghosts_frozen_sequential", lj, "fix mc all gpumc/nvt 1 1.0 5 ghosts frozen\nrun 0",
+       "ghosts frozen is an option of algorithm checkerboard on several processes"},
       {"precision_mixed_host", lj, "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard precision mixed\nrun 0",
        "precision mixed is an option of the Kokkos style gpumc/nvt/kk"},
       // a box of exactly twice the cutoff is allowed, but cannot hold two checkerboard cells

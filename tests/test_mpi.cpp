@@ -146,6 +146,72 @@ TEST(MpiCheckerboard, RestartFromTwoRanksContinuesOnFour)
   EXPECT_EQ(max_difference(continued.x, unbroken.x), 0.0);
 }
 
+// Ghosts frozen on 2 and 4 ranks: every trial reads ghosts that their owners hold still, so the
+// running energy stays compute pe's and the energy checks find no drift (a trial that read a
+// ghost another rank had moved would break both). The trials are those of the cells below each
+// block's upper layer: blocks of 2 x 4 x 4 cells on 2 ranks (9 of 32 cells move), 2 x 2 x 4 on 4
+// ranks (3 of 16), about 32 atoms a cell. NVT (one grid per invocation) and NPT (a grid after each
+// volume move).
+TEST(MpiFrozenGhosts, KeepTheEnergyAndHoldTheUpperLayersStill)
+{
+  ASSERT_EQ(world_size(), 4) << "run with mpirun -np 4";
+  for (const char *fix : {LJ_FIX, LJ_NPT_FIX}) {
+    std::map<int, ChainResult> runs;
+    for (int nranks : {2, 4}) {
+      RankGroup group(nranks);
+      if (!group.member()) continue;
+      LammpsSession s({}, &group.comm);
+      s.cmd(lj_setup());
+      runs[nranks] = checkerboard_run(s, with_frozen_ghosts(fix), 10);
+    }
+    if (world_rank() != 0) continue;
+    SCOPED_TRACE(fix);
+    const double sweeps_trials = 20.0 * 2048;
+    for (int nranks : {2, 4}) {
+      const ChainResult &r = runs[nranks];
+      const double moving = nranks == 2 ? 9.0 / 32.0 : 3.0 / 16.0;
+      EXPECT_GT(r.trials, 0.85 * moving * sweeps_trials) << nranks << " ranks";
+      EXPECT_LT(r.trials, 1.15 * moving * sweeps_trials) << nranks << " ranks";
+      EXPECT_GT(r.accepted, 0.2 * r.trials) << nranks << " ranks";
+      EXPECT_NEAR(r.energy, r.pe, 1e-10 * std::fabs(r.pe)) << nranks << " ranks";
+      EXPECT_LT(r.drift, 1e-9 * std::fabs(r.pe)) << nranks << " ranks";
+    }
+  }
+}
+
+// With ghosts frozen the chain depends on the decomposition, not on where runs and restarts split it.
+TEST(MpiFrozenGhosts, RestartContinuesTheChain)
+{
+  const std::string file = shared_file("frozen_restart");
+  const std::string fix = with_frozen_ghosts(LJ_FIX);
+  ChainResult unbroken, continued;
+  {
+    RankGroup group(4);
+    LammpsSession s({}, &group.comm);
+    s.cmd(lj_setup());
+    checkerboard_run(s, fix, 4);
+    s.cmd("write_restart " + file);
+  }
+  {
+    RankGroup group(4);
+    LammpsSession s({}, &group.comm);
+    s.cmd("read_restart " + file + "\n" + LJ_PAIRS);
+    continued = checkerboard_run(s, fix, 6);
+  }
+  {
+    RankGroup group(4);
+    LammpsSession s({}, &group.comm);
+    s.cmd(lj_setup());
+    unbroken = checkerboard_run(s, fix, 10);
+  }
+  if (world_rank() != 0) return;
+  std::remove(file.c_str());
+  EXPECT_GT(unbroken.accepted, 0.0);
+  EXPECT_EQ(continued.trials, unbroken.trials);
+  EXPECT_EQ(continued.accepted, unbroken.accepted);
+  EXPECT_EQ(max_difference(continued.x, unbroken.x), 0.0);
+}
+
 // Widom's insertions shared among the ranks: the block's mean Boltzmann factor of 1 rank.
 TEST(MpiWidom, InsertionsSplitAcrossRanksGiveTheOneRankValue)
 {
@@ -202,6 +268,13 @@ TEST(MpiErrors, UnsupportedSetupsNameTheProblem)
     s.cmd(setup);
     const std::string err = s.error_of(c.lines);
     if (world_rank() == 0) EXPECT_NE(err.find(c.expected), std::string::npos) << c.lines << "\n -> " << err;
+  }
+  {
+    // ghosts frozen on blocks one cell wide (4 ranks along x, 4 cells per side): nothing could move
+    LammpsSession s({}, &group.comm);
+    s.cmd(std::string("processors 4 1 1\n") + setup);
+    const std::string err = s.error_of(with_frozen_ghosts(LJ_FIX) + "run 1");
+    if (world_rank() == 0) EXPECT_NE(err.find("at least 2 checkerboard cells per process"), std::string::npos) << err;
   }
   // four ranks along x: the cells per side (at least rc = 4 wide, box 13.4) would have to be a
   // multiple of 4; one rank still runs (two cells)

@@ -27,15 +27,17 @@ std::vector<std::string> kokkos_rank_args()
 }    // namespace
 
 // The host style and the /kk style on 2 ranks: the same trials and decisions, positions equal to
-// round-off, the running energy equal to compute pe. NVT, NPT and a group.
+// round-off, the running energy equal to compute pe. NVT, NPT and a group, and NVT and NPT with
+// ghosts frozen.
 class MpiKokkosChain : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(MpiKokkosChain, MakesTheHostDecisionsOnTwoRanks)
 {
   ASSERT_EQ(world_size(), 2) << "run with mpirun -np 2";
   const std::string ensemble = GetParam();
-  const bool npt = ensemble == "npt";
-  const char *fix = npt ? LJ_NPT_FIX : (ensemble == "nvt_group" ? LJ_GROUP_FIX : LJ_FIX);
+  const bool npt = ensemble.rfind("npt", 0) == 0;
+  std::string fix = npt ? LJ_NPT_FIX : (ensemble == "nvt_group" ? LJ_GROUP_FIX : LJ_FIX);
+  if (ensemble.find("frozen") != std::string::npos) fix = with_frozen_ghosts(fix.c_str());
   ChainResult host, kk;
   {
     LammpsSession s({}, nullptr);
@@ -59,7 +61,8 @@ TEST_P(MpiKokkosChain, MakesTheHostDecisionsOnTwoRanks)
   EXPECT_LT(kk.drift, 1e-9 * std::fabs(kk.pe));
 }
 
-INSTANTIATE_TEST_SUITE_P(Ensembles, MpiKokkosChain, ::testing::Values("nvt", "npt", "nvt_group"),
+INSTANTIATE_TEST_SUITE_P(Ensembles, MpiKokkosChain,
+                         ::testing::Values("nvt", "npt", "nvt_group", "nvt_frozen", "npt_frozen"),
                          [](const ::testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
 
 // Mixed precision (pair terms in float, relative to each cell): on 2 ranks the chain of the
