@@ -113,34 +113,47 @@ TEST(MpiCheckerboard, RunStyleGpumcMakesTheVerletChain)
   }
 }
 
-TEST(MpiCheckerboard, RestartFromTwoRanksContinuesOnFour)
+namespace {
+// A chain of `fix` run for 4 timesteps on `first` ranks and written to a restart file, read and
+// run for 6 more on `second` ranks (continued), and run for 10 unbroken on `second` ranks.
+void restart_runs(int first, int second, const std::string &fix, ChainResult &continued, ChainResult &unbroken)
 {
   const std::string file = shared_file("restart");
-  ChainResult unbroken, continued;
   {
-    RankGroup group(2);
+    RankGroup group(first);
     if (group.member()) {
       LammpsSession s({}, &group.comm);
       s.cmd(lj_setup());
-      checkerboard_run(s, LJ_FIX, 4);
+      checkerboard_run(s, fix, 4);
       s.cmd("write_restart " + file);
     }
   }
   MPI_Barrier(MPI_COMM_WORLD);
   {
-    RankGroup group(4);
-    LammpsSession s({}, &group.comm);
-    s.cmd("read_restart " + file + "\n" + LJ_PAIRS);
-    continued = checkerboard_run(s, LJ_FIX, 6);
+    RankGroup group(second);
+    if (group.member()) {
+      LammpsSession s({}, &group.comm);
+      s.cmd("read_restart " + file + "\n" + LJ_PAIRS);
+      continued = checkerboard_run(s, fix, 6);
+    }
   }
   {
-    RankGroup group(4);
-    LammpsSession s({}, &group.comm);
-    s.cmd(lj_setup());
-    unbroken = checkerboard_run(s, LJ_FIX, 10);
+    RankGroup group(second);
+    if (group.member()) {
+      LammpsSession s({}, &group.comm);
+      s.cmd(lj_setup());
+      unbroken = checkerboard_run(s, fix, 10);
+    }
   }
+  if (world_rank() == 0) std::remove(file.c_str());
+}
+}    // namespace
+
+TEST(MpiCheckerboard, RestartFromTwoRanksContinuesOnFour)
+{
+  ChainResult continued, unbroken;
+  restart_runs(2, 4, LJ_FIX, continued, unbroken);
   if (world_rank() != 0) return;
-  std::remove(file.c_str());
   EXPECT_EQ(continued.trials, unbroken.trials);
   EXPECT_EQ(continued.accepted, unbroken.accepted);
   EXPECT_EQ(max_difference(continued.x, unbroken.x), 0.0);
@@ -182,30 +195,9 @@ TEST(MpiFrozenGhosts, KeepTheEnergyAndHoldTheUpperLayersStill)
 // With ghosts frozen the chain depends on the decomposition, not on where runs and restarts split it.
 TEST(MpiFrozenGhosts, RestartContinuesTheChain)
 {
-  const std::string file = shared_file("frozen_restart");
-  const std::string fix = with_frozen_ghosts(LJ_FIX);
-  ChainResult unbroken, continued;
-  {
-    RankGroup group(4);
-    LammpsSession s({}, &group.comm);
-    s.cmd(lj_setup());
-    checkerboard_run(s, fix, 4);
-    s.cmd("write_restart " + file);
-  }
-  {
-    RankGroup group(4);
-    LammpsSession s({}, &group.comm);
-    s.cmd("read_restart " + file + "\n" + LJ_PAIRS);
-    continued = checkerboard_run(s, fix, 6);
-  }
-  {
-    RankGroup group(4);
-    LammpsSession s({}, &group.comm);
-    s.cmd(lj_setup());
-    unbroken = checkerboard_run(s, fix, 10);
-  }
+  ChainResult continued, unbroken;
+  restart_runs(4, 4, with_frozen_ghosts(LJ_FIX), continued, unbroken);
   if (world_rank() != 0) return;
-  std::remove(file.c_str());
   EXPECT_GT(unbroken.accepted, 0.0);
   EXPECT_EQ(continued.trials, unbroken.trials);
   EXPECT_EQ(continued.accepted, unbroken.accepted);
