@@ -111,7 +111,11 @@ template <class DeviceType>
 void FixGpumcNVTKokkos<DeviceType>::run_invocation()
 {
   if (comm->nprocs > 1) {
-    run_domain_invocation();
+    try {
+      run_domain_invocation();
+    } catch (std::runtime_error &e) {
+      error->one(FLERR, "{}: {}", style_name(), e.what());
+    }
     return;
   }
   load();

@@ -172,8 +172,10 @@ namespace GPUMC {
     void comm_end(double start, double &total);
     std::vector<long> type_count_;          // of all ranks
     void translate(const double delta[3]);
-    // The engine's cells for grid g (origin at the box's corner) and the current atoms and ghosts.
-    void build(gpumc::CheckerGrid g);
+    // The engine's cells for grid g (origin at the box's corner) and the current atoms and ghosts;
+    // for_sweeps: trials will follow (with frozen ghosts, not in the layer at the upper walls),
+    // otherwise only energies (a volume trial's box, which the next sweep's grid may still refuse).
+    void build(gpumc::CheckerGrid g, bool for_sweeps);
     // Ghosts anew for the current box (no atom changes its rank).
     void refresh_borders();
     gpumc::CheckerGrid unshifted_grid() const;

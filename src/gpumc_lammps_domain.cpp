@@ -71,7 +71,7 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
     start = comm_start();
     comm->borders();
     comm_end(start, borders_seconds_);
-    build(g);
+    build(g, true);
     // no trial takes an atom out of its cell, so with frozen ghosts the cells (and the ghosts
     // that trials read) stay as they are for the next sweep
     block_current_ = frozen_ghosts_;
@@ -144,7 +144,7 @@ void GPUMC::DomainSweeps::grid_error(const gpumc::Box &box) const
                    comm->procgrid[2]);
 }
 
-void GPUMC::DomainSweeps::build(gpumc::CheckerGrid g)
+void GPUMC::DomainSweeps::build(gpumc::CheckerGrid g, bool for_sweeps)
 {
   Comm *comm = lmp_->comm;
   gpumc::DomainBlock block;
@@ -152,8 +152,7 @@ void GPUMC::DomainSweeps::build(gpumc::CheckerGrid g)
   for (int d = 0; d < 3; d++) {
     block.count[d] = g.n[d] / comm->procgrid[d];
     block.first[d] = comm->myloc[d] * block.count[d];
-    if (frozen_ghosts_) frozen_cells_check(g, d);
-    block.moving[d] = frozen_ghosts_ ? block.count[d] - 1 : block.count[d];
+    block.moving[d] = frozen_ghosts_ && for_sweeps ? block.count[d] - 1 : block.count[d];
     block.sublo[d] = lmp_->domain->sublo[d];
     block.subhi[d] = lmp_->domain->subhi[d];
     // every atom of the cells next to the subdomain must be a ghost: they can move anywhere in them
@@ -227,7 +226,7 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
   scale_atoms(old.lo, lo, scale);
   refresh_borders();
   const gpumc::Box trial = GPUMC::box(lmp_);
-  build(unshifted_grid());
+  build(unshifted_grid(), false);
   const double e_new = total_energy();
   int accept = gpumc::metropolis_accept(gpumc::volume_log_ratio(p.beta, e_new - energy, p.pressure_energy,
                                                                 old.volume(), trial.volume(),
@@ -241,7 +240,7 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
     set_box(saved_lo, saved_hi);    // exactly the old box
     restore_atoms();
     refresh_borders();
-    build(unshifted_grid());
+    build(unshifted_grid(), false);
   }
   return accept != 0;
 }

@@ -88,6 +88,9 @@ GPUMC::DomainSweepsKokkos<DeviceType>::DomainSweepsKokkos(LAMMPS *lmp, const gpu
     DomainSweeps(lmp, table, groupbit, who, frozen_ghosts), atomKK_((AtomKokkos *) lmp->atom), engine_(engine),
     ghost_fix_(ghost_fix)
 {
+  // (an invocation that an error stopped may have left sums pending)
+  double discarded;
+  engine_.domain_take_sums(discarded);
 }
 
 // The ghosts' positions through the fix's Kokkos forward communication (GhostPositionsComm),

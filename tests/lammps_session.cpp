@@ -118,6 +118,11 @@ long LammpsSession::natoms()
   return (long) lammps_get_natoms(handle_);
 }
 
+int LammpsSession::nprocs()
+{
+  return lammps_extract_setting(handle_, "world_size");
+}
+
 static std::vector<int> order_by_id(void *handle, int nlocal)
 {
   auto *tag = (int *) lammps_extract_atom(handle, "id");

@@ -33,6 +33,8 @@ class LammpsSession {
   double compute_vector(const char *id, int index0);
   double variable(const char *name);
   long natoms();
+  // MPI processes of the session
+  int nprocs();
 
   // positions (3n) and types ordered by atom ID
   std::vector<double> positions_by_id();

@@ -165,7 +165,7 @@ TEST(MpiCheckerboard, RestartFromTwoRanksContinuesOnFour)
 // block's upper layer: blocks of 2 x 4 x 4 cells on 2 ranks (9 of 32 cells move), 2 x 2 x 4 on 4
 // ranks (3 of 16), about 32 atoms a cell. NVT (one grid per invocation) and NPT (a grid after each
 // volume move).
-TEST(MpiFrozenGhosts, KeepTheEnergyAndHoldTheUpperLayersStill)
+TEST(MpiFrozenGhosts, KeepTheEnergyAndTryTheCellsBelowTheStillLayers)
 {
   ASSERT_EQ(world_size(), 4) << "run with mpirun -np 4";
   for (const char *fix : {LJ_FIX, LJ_NPT_FIX}) {
