@@ -88,16 +88,18 @@ std::string algorithm_keywords(const std::string &name)
 // proportional to r^2 exp(-u(r)/kT). Histogram by LAMMPS's fix ave/histo; chi-square test.
 //
 // With frozen ghosts each block needs two cells per side (also on 4 ranks, which split two sides),
-// so the box holds four cells of 2.6; an atom in a still layer does not move in an invocation (one grid per
-// invocation), so samples are taken 10 invocations of 5 sweeps apart instead of 1 of 25. (Its seed
-// is its own: at 2024 the Lennard-Jones case on 2 ranks gave chi2 = 77.3 against 76.2, and seeds
-// 11, 12, 13 gave 33.7, 39.0, 46.9 for 42 degrees of freedom: a fluctuation at the test's level.)
+// so the box holds four cells of 2.6. An atom in a still layer does not move in an invocation
+// (one grid per invocation), and a bound pair can stay still for several: samples are taken 50
+// invocations of 5 sweeps apart. (10 apart, the Morse case on 4 ranks gave chi2 = 83.4, and 80.5
+// with three times the samples: correlated samples, not a bias, which would have grown; 50 apart,
+// 41.0 for 42 degrees of freedom.) Its seed is its own: at 2024, 10 apart, the Lennard-Jones case on
+// 2 ranks gave 77.3 against 76.2, and seeds 11, 12, 13 gave 33.7, 39.0, 46.9.
 TEST_P(ByAlgorithm, TwoParticlePairDistance)
 {
   const bool frozen = std::string(GetParam()) == "checkerboard_frozen";
   if (frozen && LammpsSession().nprocs() == 1) GTEST_SKIP() << "ghosts frozen acts on several processes";
   const double L = frozen ? 10.4 : 6.0, rlo = 0.85, rhi = L / 2;
-  const int sweeps = frozen ? 5 : 25, every = frozen ? 10 : 1, samples = 60000;
+  const int sweeps = frozen ? 5 : 25, every = frozen ? 50 : 1, samples = 60000;
   const int nbins = 43;
   const TwoBody cases[] = {
       {"lj", "pair_style lj/cut 2.5\npair_coeff 1 1 1.0 1.0\n", [](double r) { return r < 2.5 ? lj(r, 1.0, 1.0) : 0.0; }, 0.7},
@@ -123,7 +125,7 @@ TEST_P(ByAlgorithm, TwoParticlePairDistance)
                       "variable r equal sqrt(v_dx*v_dx+v_dy*v_dy+v_dz*v_dz)\n"
                       "thermo 100000\nrun 2000",
                       sweeps, c.temperature, frozen ? 2025 : 2024, algorithm_keywords(GetParam())));
-    // samples 25 sweeps (50 trial moves) apart, 50 with frozen ghosts
+    // samples 25 sweeps (50 trial moves) apart, 250 with frozen ghosts
     s.cmd(fmt::format("fix h all ave/histo {0} 1 {0} {1} {2} {3} v_r mode scalar ave running beyond ignore\nrun {4}",
                       every, rlo, rhi, nbins, every * samples));
     const double beta = 1.0 / c.temperature;
