@@ -179,6 +179,8 @@ namespace GPUMC {
     // Ghosts anew for the current box (no atom changes its rank).
     void refresh_borders();
     gpumc::CheckerGrid unshifted_grid() const;
+    // The owned positions to the other ranks' ghosts and the ghosts' into the engine, timed.
+    void ghosts_anew();
     // with frozen ghosts, an error unless grid g gives every block two cells along dimension d
     void frozen_cells_check(const gpumc::CheckerGrid &g, int d) const;
     [[noreturn]] void grid_error(const gpumc::Box &box) const;

@@ -97,11 +97,16 @@ gpumc::MoveCounts GPUMC::DomainSweeps::settle(double &energy)
 
 void GPUMC::DomainSweeps::colour_done()
 {
-  if (frozen_ghosts_) return;
+  if (!frozen_ghosts_) ghosts_anew();
+}
+
+void GPUMC::DomainSweeps::ghosts_anew()
+{
   const double start = comm_start();
   forward_ghosts();
   refresh_ghosts();
   comm_end(start, ghost_seconds_);
+  ghosts_stale_ = false;
 }
 
 void GPUMC::DomainSweeps::forward_ghosts()
@@ -247,13 +252,7 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
 
 double GPUMC::DomainSweeps::total_energy()
 {
-  if (ghosts_stale_) {
-    const double start = comm_start();
-    forward_ghosts();
-    refresh_ghosts();
-    comm_end(start, ghost_seconds_);
-    ghosts_stale_ = false;
-  }
+  if (ghosts_stale_) ghosts_anew();
   double mine = owned_pair_energy();
   double pair = 0.0;
   MPI_Allreduce(&mine, &pair, 1, MPI_DOUBLE, MPI_SUM, lmp_->world);
