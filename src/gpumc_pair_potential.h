@@ -156,8 +156,27 @@ GPUMC_INLINE Real table_energy(const PairCoeffT<Real> &p, Real rsq)
       ((a * a * a - a) * table_value(values, 3 * i + 2) + (b * b * b - b) * table_value(values, 3 * i + 5)) * p.d;
 }
 
-template <bool ANY_KIND = true, class Real>
-GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
+// The distances a pair's terms are written in: r^2, r and 1/r, worked out once per pair for all of
+// its terms (a sqrt and a division in double precision cost as much as an exp on a GPU). r and
+// 1/r are the correctly rounded sqrt(r^2) and 1 / r wherever they are computed, so host and
+// device evaluate every term from the same numbers.
+template <class Real>
+struct PairDistance {
+  Real rsq, r, rinv;
+};
+template <class Real>
+GPUMC_INLINE PairDistance<Real> pair_distance(Real rsq)
+{
+  PairDistance<Real> d;
+  d.rsq = rsq;
+  d.r = real_sqrt(rsq);
+  d.rinv = Real(1) / d.r;
+  return d;
+}
+
+// The two kinds of the classic decks, from r^2 alone (PairsLJMorse kernels).
+template <class Real>
+GPUMC_INLINE Real lj_morse_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
 {
   if (p.kind == PAIR_LJ_CUT) {
     const Real r2inv = Real(1) / rsq;
@@ -168,76 +187,112 @@ GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
     const Real dexp = real_exp(-p.b * (real_sqrt(rsq) - p.c));
     return p.a * (dexp * dexp - Real(2) * dexp);
   }
-  if constexpr (ANY_KIND) {
-    switch (p.kind) {
-      case PAIR_BORN: {
-        const Real r2inv = Real(1) / rsq;
-        const Real r6inv = r2inv * r2inv * r2inv;
-        const Real rexp = real_exp((p.c - real_sqrt(rsq)) * p.b);
-        return p.a * rexp - p.d * r6inv + p.e * r6inv * r2inv;
-      }
-      case PAIR_BUCK: {
-        const Real r2inv = Real(1) / rsq;
-        const Real r6inv = r2inv * r2inv * r2inv;
-        return p.a * real_exp(-real_sqrt(rsq) * p.b) - p.c * r6inv;
-      }
-      case PAIR_MIE: {
-        const Real r2inv = Real(1) / rsq;
-        return p.a * real_pow(r2inv, p.c) - p.b * real_pow(r2inv, p.d);
-      }
-      case PAIR_YUKAWA: {
-        const Real r = real_sqrt(rsq);
-        return p.a * real_exp(-p.b * r) * (Real(1) / r);
-      }
-      case PAIR_SOFT: {
-        const Real arg = Real(M_PI) * real_sqrt(rsq) / p.b;
-        return p.a * (Real(1) + real_cos(arg));
-      }
-      case PAIR_COUL_CUT: return p.a * real_sqrt(Real(1) / rsq);
-      case PAIR_COUL_DSF:
-      case PAIR_COUL_ERFC: {
-        const Real r = real_sqrt(rsq);
-        const Real prefactor = p.a / r;
-        const Real erfcc = p.kind == PAIR_COUL_DSF ? dsf_erfc(p.b * r, real_exp(-p.b * p.b * rsq)) : real_erfc(p.b * r);
-        return prefactor * (erfcc - r * p.c - rsq * p.d);
-      }
-      case PAIR_COUL_LONG: {
-        const Real r = real_sqrt(rsq);
-        return p.a / r * dsf_erfc(p.b * r, real_exp(-p.b * p.b * rsq));
-      }
-      case PAIR_TABLE_LOOKUP:
-      case PAIR_TABLE_LINEAR:
-      case PAIR_TABLE_SPLINE: return table_energy(p, rsq);
-      default: break;
-    }
-  }
   return Real(0);
 }
 
-// Energy of one term at squared distance rsq; zero at and beyond its cutoff.
-template <bool ANY_KIND = true, class Real>
-GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, Real rsq)
+// The kinds that few decks use, whose code (pow, cos, the math library's erfc, table lookups) is
+// long. (Out of line on a GPU they made the other kinds spill more registers around the call.)
+template <class Real>
+GPUMC_INLINE Real rare_pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq, Real r)
+{
+  switch (p.kind) {
+    case PAIR_MIE: {
+      const Real r2inv = Real(1) / rsq;
+      return p.a * real_pow(r2inv, p.c) - p.b * real_pow(r2inv, p.d);
+    }
+    case PAIR_SOFT: {
+      const Real arg = Real(M_PI) * r / p.b;
+      return p.a * (Real(1) + real_cos(arg));
+    }
+    case PAIR_COUL_ERFC: {
+      const Real prefactor = p.a / r;
+      return prefactor * (real_erfc(p.b * r) - r * p.c - rsq * p.d);
+    }
+    case PAIR_TABLE_LOOKUP:
+    case PAIR_TABLE_LINEAR:
+    case PAIR_TABLE_SPLINE: return table_energy(p, rsq);
+    default: return Real(0);
+  }
+}
+
+// Energy of a term of any kind, without its shift.
+template <class Real>
+GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, const PairDistance<Real> &d)
+{
+  switch (p.kind) {
+    case PAIR_NONE: return Real(0);
+    case PAIR_LJ_CUT:
+    case PAIR_MORSE: return lj_morse_energy_unshifted(p, d.rsq);
+    case PAIR_BORN: {
+      const Real r2inv = d.rinv * d.rinv;
+      const Real r6inv = r2inv * r2inv * r2inv;
+      const Real rexp = real_exp((p.c - d.r) * p.b);
+      return p.a * rexp - p.d * r6inv + p.e * r6inv * r2inv;
+    }
+    case PAIR_BUCK: {
+      const Real r2inv = d.rinv * d.rinv;
+      const Real r6inv = r2inv * r2inv * r2inv;
+      return p.a * real_exp(-d.r * p.b) - p.c * r6inv;
+    }
+    case PAIR_YUKAWA: return p.a * real_exp(-p.b * d.r) * d.rinv;
+    case PAIR_COUL_CUT: return p.a * d.rinv;
+    case PAIR_COUL_DSF: {
+      const Real erfcc = dsf_erfc(p.b * d.r, real_exp(-p.b * p.b * d.rsq));
+      return p.a * d.rinv * (erfcc - d.r * p.c - d.rsq * p.d);
+    }
+    case PAIR_COUL_LONG: return p.a * d.rinv * dsf_erfc(p.b * d.r, real_exp(-p.b * p.b * d.rsq));
+    default: return rare_pair_energy_unshifted(p, d.rsq, d.r);
+  }
+}
+
+// Energy of one term at distance d; zero at and beyond its cutoff.
+template <class Real>
+GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, const PairDistance<Real> &d)
 {
 #ifdef __CUDA_ARCH__
   // on a GPU the term is evaluated and then selected: no branch on the cutoff, so the coefficients
   // are loaded together up front rather than one dependent load after the test (a warp whose
   // lanes straddle the cutoff would run both sides of a branch anyway). The same value.
-  const Real e = pair_energy_unshifted<ANY_KIND>(p, rsq) - p.offset;
-  return rsq < p.cutsq ? e : Real(0);
+  const Real e = pair_energy_unshifted(p, d) - p.offset;
+  return d.rsq < p.cutsq ? e : Real(0);
 #else
-  return rsq < p.cutsq ? pair_energy_unshifted<ANY_KIND>(p, rsq) - p.offset : Real(0);
+  return d.rsq < p.cutsq ? pair_energy_unshifted(p, d) - p.offset : Real(0);
 #endif
+}
+// The same at squared distance rsq; ANY_KIND false: an lj/cut or morse term (PairsLJMorse).
+template <bool ANY_KIND = true, class Real>
+GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, Real rsq)
+{
+  if constexpr (ANY_KIND) {
+    return pair_energy(p, pair_distance(rsq));
+  } else {
+#ifdef __CUDA_ARCH__
+    const Real e = lj_morse_energy_unshifted(p, rsq) - p.offset;
+    return rsq < p.cutsq ? e : Real(0);
+#else
+    return rsq < p.cutsq ? lj_morse_energy_unshifted(p, rsq) - p.offset : Real(0);
+#endif
+  }
 }
 
 // Energy of a type pair: the sum of its nterms terms (a pair style's, such as the Lennard-Jones
 // and the Coulomb term of lj/cut/coul/cut, or those of hybrid/overlay's sub-styles). Most tables
-// have one term per pair.
+// have one term per pair. On the host, a lone lj/cut or morse term (most host decks) needs no 1/r.
 template <class Pairs = PairsAny, class Real>
 GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> *terms, int nterms, Real rsq)
 {
-  Real e = pair_energy<Pairs::any_kind>(terms[0], rsq);
-  for (int t = 1; t < Pairs::terms(nterms); t++) e += pair_energy<Pairs::any_kind>(terms[t], rsq);
-  return e;
+  if constexpr (!Pairs::any_kind) {
+    return pair_energy<false>(terms[0], rsq);
+  } else {
+#ifndef __CUDA_ARCH__
+    if (nterms == 1 && (terms[0].kind == PAIR_LJ_CUT || terms[0].kind == PAIR_MORSE))
+      return pair_energy<false>(terms[0], rsq);
+#endif
+    const PairDistance<Real> d = pair_distance(rsq);
+    Real e = pair_energy(terms[0], d);
+    for (int t = 1; t < nterms; t++) e += pair_energy(terms[t], d);
+    return e;
+  }
 }
 
 // The correction that an accepted move of one atom (from was to now) makes to the energy change
