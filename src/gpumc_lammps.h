@@ -90,6 +90,20 @@ namespace GPUMC {
   // The same from a hash of the configuration made elsewhere (the Kokkos engine's, on the device).
   uint64_t fingerprint(LAMMPS *lmp, uint64_t configuration, const gpumc::PairTable &table);
 
+  // Whether LAMMPS's exchange (CommBrick's, one hop to each side) takes an atom at coordinate x
+  // (in the periodic box) to the subdomain that holds it from the rank at place `loc` of `procs`
+  // equal subdomains along a dimension: x lies in that rank's subdomain or a neighbour's, with a
+  // margin for rounding. Along 3 processes or fewer every subdomain is a neighbour's.
+  GPUMC_INLINE bool within_one_subdomain(double x, double boxlo, double prd, int procs, int loc)
+  {
+    if (procs <= 3) return true;
+    double rel = (x - boxlo) / prd * procs - loc;    // in subdomains from the rank's lower wall
+    if (rel < 0.0) rel += procs;
+    if (rel >= procs) rel -= procs;
+    const double margin = 1e-6;
+    return rel < 2.0 - margin || rel >= procs - 1.0 + margin;
+  }
+
   // Indices (in atom-ID order) of the atoms of a group.
   std::vector<int> group_members(LAMMPS *lmp, const Configuration &conf, int groupbit);
 
@@ -136,6 +150,9 @@ namespace GPUMC {
     // ---- a backend's part: its atoms' storage and its engine ----
     // Owned atoms translated by delta, wrapped into the box (image flags follow).
     virtual void translate_atoms(const double delta[3]) = 0;
+    // Whether every owned atom, translated by delta and wrapped, lies in this rank's subdomain or a
+    // neighbour's (GPUMC::within_one_subdomain along each dimension).
+    virtual bool owned_within_one_subdomain(const double delta[3]) = 0;
     // Owned atoms scaled with the box from old_lo to lo (factor scale per dimension), wrapped.
     virtual void scale_atoms(const double old_lo[3], const double lo[3], const double scale[3]) = 0;
     // Owned atoms' positions and image flags kept, and put back (a rejected volume move).
@@ -165,6 +182,7 @@ namespace GPUMC {
     bool frozen_ghosts_;
     bool block_current_ = false;    // frozen ghosts: the engine's block serves the next sweep
     bool ghosts_stale_ = false;     // frozen ghosts: other ranks have moved atoms since the borders
+    bool with_translation_ranks_ = false;    // the atoms are with the ranks of this invocation's translation
     double offset_[3] = {0.0, 0.0, 0.0};    // the system's present translation
     double exchange_seconds_ = 0.0, borders_seconds_ = 0.0, ghost_seconds_ = 0.0;
     // the time of a communication step, from its start (the backend's work done first), added to total
@@ -172,6 +190,9 @@ namespace GPUMC {
     void comm_end(double start, double &total);
     std::vector<long> type_count_;          // of all ranks
     void translate(const double delta[3]);
+    // Before the invocation's first translation by delta: the atoms with their subdomains' ranks
+    // where one exchange after it could not take them to theirs.
+    void prepare_first_exchange(const double delta[3]);
     // The engine's cells for grid g (origin at the box's corner) and the current atoms and ghosts;
     // for_sweeps: trials will follow (with frozen ghosts, not in the layer at the upper walls),
     // otherwise only energies (a volume trial's box, which the next sweep's grid may still refuse).
@@ -194,6 +215,7 @@ namespace GPUMC {
 
    protected:
     void translate_atoms(const double delta[3]) override;
+    bool owned_within_one_subdomain(const double delta[3]) override;
     void scale_atoms(const double old_lo[3], const double lo[3], const double scale[3]) override;
     void save_atoms() override;
     void restore_atoms() override;

@@ -26,13 +26,6 @@ GPUMC::DomainSweeps::DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, in
   for (int i = 0; i < atom->nlocal; i++) mine[atom->type[i]]++;
   type_count_.resize(mine.size());
   MPI_Allreduce(mine.data(), type_count_.data(), (int) mine.size(), MPI_LONG, MPI_SUM, lmp->world);
-  // atoms that moved since the last reneighboring back into their subdomains, so that a
-  // translation by less than a cell (two with frozen ghosts, in blocks of at least two) never
-  // takes an atom more than one subdomain away
-  const double start = MPI_Wtime();
-  lmp->domain->pbc();
-  comm->exchange();
-  exchange_seconds_ += MPI_Wtime() - start;
 }
 
 // Translate the owned atoms; the callers then let Comm move them to their ranks.
@@ -65,6 +58,7 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
       g.origin[d] = g.lo[d];
     }
     double start = comm_start();
+    if (!with_translation_ranks_) prepare_first_exchange(delta);
     translate(delta);
     comm->exchange();
     comm_end(start, exchange_seconds_);
@@ -80,6 +74,23 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
   gpumc::checker_colour_order(rng, sweep, order);
   sweep_colours(order, rng, sweep, beta, dmax);
   if (frozen_ghosts_) ghosts_stale_ = true;
+}
+
+// The invocation's first translation: LAMMPS's exchange moves an atom by one subdomain at most,
+// so the atoms are first put with the ranks whose subdomains hold them (the previous invocation
+// left them where its translation had them, less that translation: up to two cells away; other
+// fixes may have moved them since) unless every atom is within one subdomain of its place after
+// this translation, as along a dimension of at most 3 processes always. One exchange instead of two.
+void GPUMC::DomainSweeps::prepare_first_exchange(const double delta[3])
+{
+  with_translation_ranks_ = true;
+  const int *procgrid = lmp_->comm->procgrid;
+  if (procgrid[0] <= 3 && procgrid[1] <= 3 && procgrid[2] <= 3) return;
+  int mine = owned_within_one_subdomain(delta) ? 1 : 0, all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, lmp_->world);
+  if (all) return;
+  lmp_->domain->pbc();
+  lmp_->comm->exchange();
 }
 
 gpumc::MoveCounts GPUMC::DomainSweeps::settle(double &energy)
@@ -281,6 +292,22 @@ void GPUMC::DomainSweepsHost::translate_atoms(const double delta[3])
     for (int d = 0; d < 3; d++) atom->x[i][d] += delta[d];
     lmp_->domain->remap(atom->x[i], atom->image[i]);
   }
+}
+
+bool GPUMC::DomainSweepsHost::owned_within_one_subdomain(const double delta[3])
+{
+  const Atom *atom = lmp_->atom;
+  const Domain *domain = lmp_->domain;
+  const Comm *comm = lmp_->comm;
+  for (int i = 0; i < atom->nlocal; i++)
+    for (int d = 0; d < 3; d++) {
+      double v = atom->x[i][d] + delta[d];
+      if (v < domain->boxlo[d]) v += domain->prd[d];
+      if (v >= domain->boxhi[d]) v -= domain->prd[d];
+      if (!GPUMC::within_one_subdomain(v, domain->boxlo[d], domain->prd[d], comm->procgrid[d], comm->myloc[d]))
+        return false;
+    }
+  return true;
 }
 
 void GPUMC::DomainSweepsHost::scale_atoms(const double old_lo[3], const double lo[3], const double scale[3])

@@ -46,6 +46,25 @@ struct TransformFunctor {
   }
 };
 
+// Counts the owned atoms that a translation by delta (wrapped as TransformFunctor wraps) would take
+// beyond this rank's subdomain and its neighbours' (GPUMC::within_one_subdomain).
+template <class DeviceType>
+struct BeyondNeighboursFunctor {
+  using AT = ArrayTypes<DeviceType>;
+  typename AT::t_x_array x;
+  double delta[3], boxlo[3], boxhi[3], prd[3];
+  int procs[3], loc[3];
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, int &beyond) const
+  {
+    for (int d = 0; d < 3; d++) {
+      double v = x(i, d) + delta[d];
+      while (v < boxlo[d]) v += prd[d];
+      while (v >= boxhi[d]) v -= prd[d];
+      if (!GPUMC::within_one_subdomain(v, boxlo[d], prd[d], procs[d], loc[d])) beyond++;
+    }
+  }
+};
+
 // The engine's copy of atoms first .. last - 1 from atomKK (positions only, or everything the
 // cells need), or (store) the owned positions back.
 template <class DeviceType>
@@ -142,6 +161,27 @@ void GPUMC::DomainSweepsKokkos<DeviceType>::translate_atoms(const double delta[3
 {
   const double zero[3] = {0.0, 0.0, 0.0}, one[3] = {1.0, 1.0, 1.0};
   transform_atoms(zero, zero, one, delta);
+}
+
+template <class DeviceType>
+bool GPUMC::DomainSweepsKokkos<DeviceType>::owned_within_one_subdomain(const double delta[3])
+{
+  const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
+  atomKK_->sync(space, X_MASK);
+  const Domain *domain = lmp_->domain;
+  BeyondNeighboursFunctor<DeviceType> f{atomKK_->k_x.template view<DeviceType>()};
+  for (int d = 0; d < 3; d++) {
+    f.delta[d] = delta[d];
+    f.boxlo[d] = domain->boxlo[d];
+    f.boxhi[d] = domain->boxhi[d];
+    f.prd[d] = domain->prd[d];
+    f.procs[d] = lmp_->comm->procgrid[d];
+    f.loc[d] = lmp_->comm->myloc[d];
+  }
+  int beyond = 0;
+  Kokkos::parallel_reduce("gpumc:domain_beyond_neighbours", Kokkos::RangePolicy<ExecSpace>(0, atomKK_->nlocal), f,
+                          beyond);
+  return beyond == 0;
 }
 
 template <class DeviceType>

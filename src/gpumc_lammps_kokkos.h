@@ -334,6 +334,7 @@ namespace GPUMC {
 
    protected:
     void translate_atoms(const double delta[3]) override;
+    bool owned_within_one_subdomain(const double delta[3]) override;
     void scale_atoms(const double old_lo[3], const double lo[3], const double scale[3]) override;
     void save_atoms() override;
     void restore_atoms() override;

@@ -240,6 +240,28 @@ TEST(MpiCheckerboard, ThreeRanksAlongOneSide)
   EXPECT_NEAR(runs[3].energy, runs[3].pe, 1e-10 * std::fabs(runs[3].pe));
 }
 
+// Four ranks along x, ghosts frozen, molecular dynamics between the invocations: an invocation's
+// translation (up to two cells, blocks of two cells) may then take an atom that MD moved out of
+// its subdomain two subdomains away, beyond the one LAMMPS's exchange reaches; the fix first sends
+// such atoms home (the skin of 1.0 lets MD move atoms 0.5 before LAMMPS does so itself). No atom
+// is lost and the running energy stays compute pe's.
+TEST(MpiCheckerboard, FourRanksAlongOneSideKeepEveryAtomAfterMd)
+{
+  RankGroup group(4);
+  LammpsSession s({}, &group.comm);
+  s.cmd(std::string("processors 4 1 1\n") + lj_setup() +
+        "pair_style lj/cut 1.6\npair_coeff * * 1.0 1.0\npair_modify shift yes\nneighbor 1.0 bin\n"
+        "velocity all create 1.2 8765 loop geom\nfix md all nve\n");
+  const std::string fix = with_frozen_ghosts("comm_modify cutoff 3.5\nthermo_modify norm no\n"
+                                             "fix mc all gpumc/nvt 10 1.2 4321 algorithm checkerboard displace 0.15 "
+                                             "tune no check 3\n");
+  const ChainResult r = checkerboard_run(s, fix, 400);
+  if (world_rank() != 0) return;
+  EXPECT_EQ(s.natoms(), 2048);
+  EXPECT_GT(r.accepted, 0.0);
+  EXPECT_NEAR(r.energy, r.pe, 1e-10 * std::fabs(r.pe));
+}
+
 // What cannot run on several ranks says so, and what to do.
 TEST(MpiErrors, UnsupportedSetupsNameTheProblem)
 {
