@@ -141,14 +141,19 @@ void DeviceSystem<DeviceType>::checker_colours(const int order[8], const kk::Che
                                                double dmax, const CounterRNG &rng, uint64_t sweep,
                                                const std::function<void()> &after_colour)
 {
-  if (mixed_ && lj_morse_)
-    checker_colours<float, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
-  else if (mixed_)
-    checker_colours<float, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
-  else if (lj_morse_)
-    checker_colours<double, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+  auto in_precision = [&](auto real) {
+    using Real = decltype(real);
+    if (lj_morse_)
+      checker_colours<Real, PairsLJMorse>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+    else if (analytic_)
+      checker_colours<Real, PairsAnalytic>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+    else
+      checker_colours<Real, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+  };
+  if (mixed_)
+    in_precision(float());
   else
-    checker_colours<double, PairsAny>(order, room.fullest, room.window, beta, dmax, rng, sweep, after_colour);
+    in_precision(double());
 }
 
 // The cells' slots (cb_.cap per cell) for ncells cells.
@@ -260,9 +265,11 @@ template <class Real>
 int DeviceSystem<DeviceType>::checker_team_max()
 {
   using F = kk::CheckerTrialFunctor<DeviceType, Real, PairsAny>;
+  using A = kk::CheckerTrialFunctor<DeviceType, Real, PairsAnalytic>;
   using G = kk::CheckerTrialFunctor<DeviceType, Real, PairsLJMorse>;
-  return std::min(typename F::Policy(1, 1).team_size_max(F{}, Kokkos::ParallelForTag()),
-                  typename G::Policy(1, 1).team_size_max(G{}, Kokkos::ParallelForTag()));
+  return std::min({typename F::Policy(1, 1).team_size_max(F{}, Kokkos::ParallelForTag()),
+                   typename A::Policy(1, 1).team_size_max(A{}, Kokkos::ParallelForTag()),
+                   typename G::Policy(1, 1).team_size_max(G{}, Kokkos::ParallelForTag())});
 }
 
 // Threads per team of the checkerboard trial kernel (`team` overrides).

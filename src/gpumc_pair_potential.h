@@ -105,13 +105,23 @@ GPUMC_INLINE Real dsf_erfc(Real x, Real erfcd)
 // Which kinds a kernel is compiled for. A table of one lj/cut or morse term per pair (the
 // classic decks, and the benchmark's SiO2) runs kernels instantiated for PairsLJMorse, which
 // hold no code for the other kinds: on the H100 the kernels that could evaluate every kind ran
-// Morse SiO2 up to a fifth slower (registers, code size). Every other table runs PairsAny.
+// Morse SiO2 up to a fifth slower (registers, code size). The checkerboard's trial kernel also has
+// PairsAnalytic, without the rare kinds of rare_pair_energy_unshifted, for the tables that have
+// none of them (the charged decks): their code made the double-precision kernel spill registers
+// (H200, BKS silica: 8-12 % slower). Every other table runs PairsAny.
 struct PairsAny {
   static constexpr bool any_kind = true;
+  static constexpr bool rare_kinds = true;
+  GPUMC_INLINE static int terms(int nterms) { return nterms; }
+};
+struct PairsAnalytic {
+  static constexpr bool any_kind = true;
+  static constexpr bool rare_kinds = false;
   GPUMC_INLINE static int terms(int nterms) { return nterms; }
 };
 struct PairsLJMorse {
   static constexpr bool any_kind = false;
+  static constexpr bool rare_kinds = false;
   GPUMC_INLINE static constexpr int terms(int) { return 1; }
 };
 
@@ -215,8 +225,8 @@ GPUMC_INLINE Real rare_pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq
   }
 }
 
-// Energy of a term of any kind, without its shift.
-template <class Real>
+// Energy of a term of any kind (RARE false: no rare kind, which then count 0), without its shift.
+template <bool RARE = true, class Real>
 GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, const PairDistance<Real> &d)
 {
   switch (p.kind) {
@@ -241,22 +251,24 @@ GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, const PairDis
       return p.a * d.rinv * (erfcc - d.r * p.c - d.rsq * p.d);
     }
     case PAIR_COUL_LONG: return p.a * d.rinv * dsf_erfc(p.b * d.r, real_exp(-p.b * p.b * d.rsq));
-    default: return rare_pair_energy_unshifted(p, d.rsq, d.r);
+    default:
+      if constexpr (RARE) return rare_pair_energy_unshifted(p, d.rsq, d.r);
+      return Real(0);
   }
 }
 
 // Energy of one term at distance d; zero at and beyond its cutoff.
-template <class Real>
+template <bool RARE = true, class Real>
 GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, const PairDistance<Real> &d)
 {
 #ifdef __CUDA_ARCH__
   // on a GPU the term is evaluated and then selected: no branch on the cutoff, so the coefficients
   // are loaded together up front rather than one dependent load after the test (a warp whose
   // lanes straddle the cutoff would run both sides of a branch anyway). The same value.
-  const Real e = pair_energy_unshifted(p, d) - p.offset;
+  const Real e = pair_energy_unshifted<RARE>(p, d) - p.offset;
   return d.rsq < p.cutsq ? e : Real(0);
 #else
-  return d.rsq < p.cutsq ? pair_energy_unshifted(p, d) - p.offset : Real(0);
+  return d.rsq < p.cutsq ? pair_energy_unshifted<RARE>(p, d) - p.offset : Real(0);
 #endif
 }
 // The same at squared distance rsq; ANY_KIND false: an lj/cut or morse term (PairsLJMorse).
@@ -289,8 +301,8 @@ GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> *terms, int nterms, Real rs
       return pair_energy<false>(terms[0], rsq);
 #endif
     const PairDistance<Real> d = pair_distance(rsq);
-    Real e = pair_energy(terms[0], d);
-    for (int t = 1; t < nterms; t++) e += pair_energy(terms[t], d);
+    Real e = pair_energy<Pairs::rare_kinds>(terms[0], d);
+    for (int t = 1; t < nterms; t++) e += pair_energy<Pairs::rare_kinds>(terms[t], d);
     return e;
   }
 }
@@ -476,6 +488,21 @@ struct PairTable {
       const size_t at = (size_t) pair_index(pairs[k], pairs[k + 1]) + pairs[k + 2];
       coeff[at].a = (double) ((long) first - (long) at);
     }
+  }
+  // No term of a rare kind (rare_pair_energy_unshifted): kernels for PairsAnalytic evaluate it.
+  bool analytic_only() const
+  {
+    for (size_t k = 0; k < coeff.size() && k < (size_t) (ntypes + 1) * (ntypes + 1) * nterms; k++)
+      switch (coeff[k].kind) {
+        case PAIR_MIE:
+        case PAIR_SOFT:
+        case PAIR_COUL_ERFC:
+        case PAIR_TABLE_LOOKUP:
+        case PAIR_TABLE_LINEAR:
+        case PAIR_TABLE_SPLINE: return false;
+        default: break;
+      }
+    return true;
   }
   // One term per pair, each lj/cut or morse: kernels for PairsLJMorse evaluate it.
   bool lj_morse_only() const

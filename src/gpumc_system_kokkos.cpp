@@ -37,6 +37,7 @@ DeviceSystem<DeviceType>::DeviceSystem(const PairTable &table, int team_size, bo
   row_cutsq_.assign(h_row.data(), h_row.data() + ntypes_ + 1);
   table_ = table;
   lj_morse_ = table.lj_morse_only();
+  analytic_ = table.analytic_only();
   c_.scalar = View<double *>("gpumc:scalars", DS_COUNT);
   c_.counter = View<long *>("gpumc:counters", DC_COUNT);
   if (table.ewald.enabled) {

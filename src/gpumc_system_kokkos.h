@@ -163,6 +163,7 @@ class DeviceSystem {
   double box_lo_[3] = {0, 0, 0}, box_len_[3] = {0, 0, 0};    // the host's copy of the box
   PairTable table_;                  // the host's copy of the interactions
   bool lj_morse_ = false;            // kernels for PairsLJMorse evaluate the table
+  bool analytic_ = false;            // the checkerboard's for PairsAnalytic too
   std::vector<double> row_cutsq_;    // the host's copy of c_.row_cutsq
   std::vector<long> type_count_;
   kk::CellData<DeviceType> c_;
