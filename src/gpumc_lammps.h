@@ -182,7 +182,7 @@ namespace GPUMC {
     bool frozen_ghosts_;
     bool block_current_ = false;    // frozen ghosts: the engine's block serves the next sweep
     bool ghosts_stale_ = false;     // frozen ghosts: other ranks have moved atoms since the borders
-    bool with_translation_ranks_ = false;    // the atoms are with the ranks of this invocation's translation
+    bool first_exchange_prepared_ = false;    // prepare_first_exchange() has run
     double offset_[3] = {0.0, 0.0, 0.0};    // the system's present translation
     double exchange_seconds_ = 0.0, borders_seconds_ = 0.0, ghost_seconds_ = 0.0;
     // the time of a communication step, from its start (the backend's work done first), added to total

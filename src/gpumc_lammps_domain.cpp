@@ -58,7 +58,7 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
       g.origin[d] = g.lo[d];
     }
     double start = comm_start();
-    if (!with_translation_ranks_) prepare_first_exchange(delta);
+    if (!first_exchange_prepared_) prepare_first_exchange(delta);
     translate(delta);
     comm->exchange();
     comm_end(start, exchange_seconds_);
@@ -81,16 +81,16 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
 // left them where its translation had them, less that translation: up to two cells away; other
 // fixes may have moved them since) unless every atom is within one subdomain of its place after
 // this translation, as along a dimension of at most 3 processes always. One exchange instead of two.
+// (pbc, cheap, also stops the run on non-numeric coordinates, which the translation would not.)
 void GPUMC::DomainSweeps::prepare_first_exchange(const double delta[3])
 {
-  with_translation_ranks_ = true;
+  first_exchange_prepared_ = true;
+  lmp_->domain->pbc();
   const int *procgrid = lmp_->comm->procgrid;
   if (procgrid[0] <= 3 && procgrid[1] <= 3 && procgrid[2] <= 3) return;
   int mine = owned_within_one_subdomain(delta) ? 1 : 0, all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, lmp_->world);
-  if (all) return;
-  lmp_->domain->pbc();
-  lmp_->comm->exchange();
+  if (!all) lmp_->comm->exchange();
 }
 
 gpumc::MoveCounts GPUMC::DomainSweeps::settle(double &energy)
@@ -302,8 +302,8 @@ bool GPUMC::DomainSweepsHost::owned_within_one_subdomain(const double delta[3])
   for (int i = 0; i < atom->nlocal; i++)
     for (int d = 0; d < 3; d++) {
       double v = atom->x[i][d] + delta[d];
-      if (v < domain->boxlo[d]) v += domain->prd[d];
-      if (v >= domain->boxhi[d]) v -= domain->prd[d];
+      while (v < domain->boxlo[d]) v += domain->prd[d];
+      while (v >= domain->boxhi[d]) v -= domain->prd[d];
       if (!GPUMC::within_one_subdomain(v, domain->boxlo[d], domain->prd[d], comm->procgrid[d], comm->myloc[d]))
         return false;
     }

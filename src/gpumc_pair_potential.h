@@ -167,9 +167,8 @@ GPUMC_INLINE Real table_energy(const PairCoeffT<Real> &p, Real rsq)
 }
 
 // The distances a pair's terms are written in: r^2, r and 1/r, worked out once per pair for all of
-// its terms (a sqrt and a division in double precision cost as much as an exp on a GPU). r and
-// 1/r are the correctly rounded sqrt(r^2) and 1 / r wherever they are computed, so host and
-// device evaluate every term from the same numbers.
+// its terms (a sqrt and a division in double precision cost as much as an exp on a GPU). In double
+// precision r and 1/r are the correctly rounded sqrt(r^2) and 1 / r on host and device alike.
 template <class Real>
 struct PairDistance {
   Real rsq, r, rinv;
@@ -489,18 +488,23 @@ struct PairTable {
       coeff[at].a = (double) ((long) first - (long) at);
     }
   }
-  // No term of a rare kind (rare_pair_energy_unshifted): kernels for PairsAnalytic evaluate it.
+  // Every term of a kind that pair_energy_unshifted evaluates itself (not rare_pair_energy_unshifted):
+  // kernels for PairsAnalytic evaluate the table. (A list of those kinds, so that a kind added
+  // later runs the kernels for every kind until it is listed here.)
   bool analytic_only() const
   {
     for (size_t k = 0; k < coeff.size() && k < (size_t) (ntypes + 1) * (ntypes + 1) * nterms; k++)
       switch (coeff[k].kind) {
-        case PAIR_MIE:
-        case PAIR_SOFT:
-        case PAIR_COUL_ERFC:
-        case PAIR_TABLE_LOOKUP:
-        case PAIR_TABLE_LINEAR:
-        case PAIR_TABLE_SPLINE: return false;
-        default: break;
+        case PAIR_NONE:
+        case PAIR_LJ_CUT:
+        case PAIR_MORSE:
+        case PAIR_BORN:
+        case PAIR_BUCK:
+        case PAIR_YUKAWA:
+        case PAIR_COUL_CUT:
+        case PAIR_COUL_DSF:
+        case PAIR_COUL_LONG: break;
+        default: return false;
       }
     return true;
   }

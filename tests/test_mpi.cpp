@@ -5,6 +5,8 @@
 // rank 0 takes part in every run and compares.
 #include "mpi_support.h"
 
+#include "gpumc_lammps.h"
+
 #include <gtest/gtest.h>
 #include <mpi.h>
 
@@ -240,24 +242,53 @@ TEST(MpiCheckerboard, ThreeRanksAlongOneSide)
   EXPECT_NEAR(runs[3].energy, runs[3].pe, 1e-10 * std::fabs(runs[3].pe));
 }
 
-// Four ranks along x, ghosts frozen, molecular dynamics between the invocations: an invocation's
-// translation (up to two cells, blocks of two cells) may then take an atom that MD moved out of
-// its subdomain two subdomains away, beyond the one LAMMPS's exchange reaches; the fix first sends
-// such atoms home (the skin of 1.0 lets MD move atoms 0.5 before LAMMPS does so itself). No atom
-// is lost and the running energy stays compute pe's.
-TEST(MpiCheckerboard, FourRanksAlongOneSideKeepEveryAtomAfterMd)
+// Where LAMMPS's exchange (one subdomain per dimension) can take an atom: from the rank at place
+// loc of procs equal subdomains of [0, 8), its own subdomain and its two neighbours' (periodic),
+// every place along 3 processes or fewer.
+TEST(MpiCheckerboard, OneExchangeReachesTheNeighbouringSubdomainsOnly)
+{
+  using LAMMPS_NS::GPUMC::within_one_subdomain;
+  if (world_rank() != 0) return;
+  // 4 subdomains 2 wide; rank at place 0 owns [0, 2), its neighbours [2, 4) and [6, 8)
+  EXPECT_TRUE(within_one_subdomain(0.5, 0.0, 8.0, 4, 0));
+  EXPECT_TRUE(within_one_subdomain(3.9, 0.0, 8.0, 4, 0));
+  EXPECT_TRUE(within_one_subdomain(6.1, 0.0, 8.0, 4, 0));
+  EXPECT_FALSE(within_one_subdomain(4.1, 0.0, 8.0, 4, 0));
+  EXPECT_FALSE(within_one_subdomain(5.9, 0.0, 8.0, 4, 0));
+  // the rank at place 2 ([4, 6)): [2, 8) reachable, [0, 2) not
+  EXPECT_TRUE(within_one_subdomain(2.1, 0.0, 8.0, 4, 2));
+  EXPECT_TRUE(within_one_subdomain(7.9, 0.0, 8.0, 4, 2));
+  EXPECT_FALSE(within_one_subdomain(1.0, 0.0, 8.0, 4, 2));
+  // a box not at the origin; walls within the margin count as out of reach
+  EXPECT_TRUE(within_one_subdomain(-7.0, -10.0, 16.0, 8, 0));
+  EXPECT_FALSE(within_one_subdomain(-6.0 + 1e-12, -10.0, 16.0, 8, 0));
+  EXPECT_FALSE(within_one_subdomain(4.0 - 1e-12, -10.0, 16.0, 8, 0));
+  EXPECT_TRUE(within_one_subdomain(4.0 + 1e-3, -10.0, 16.0, 8, 0));
+  // 3 or fewer along a dimension: every subdomain is a neighbour's
+  EXPECT_TRUE(within_one_subdomain(5.0, 0.0, 8.0, 3, 0));
+  EXPECT_TRUE(within_one_subdomain(5.0, 0.0, 8.0, 1, 0));
+}
+
+// Four ranks along x, ghosts frozen, and a fix that moves every atom by -0.75 along x between
+// invocations (fix move, 50 timesteps; the skin of 2.0 keeps LAMMPS from reneighboring before the
+// next invocation). An invocation's translation (up to two cells, -3.36, in blocks of two cells)
+// then takes atoms that left their subdomains through the lower wall two subdomains away, beyond
+// LAMMPS's exchange (here in 2 of the 50 invocations; without the fix sending the atoms home first,
+// 393 atoms were lost).
+// A lost atom would stop the run (thermo_modify lost error, LAMMPS's default); the running energy
+// stays compute pe's.
+TEST(MpiCheckerboard, FourRanksAlongOneSideKeepEveryAtomThatAnotherFixMoved)
 {
   RankGroup group(4);
   LammpsSession s({}, &group.comm);
   s.cmd(std::string("processors 4 1 1\n") + lj_setup() +
-        "pair_style lj/cut 1.6\npair_coeff * * 1.0 1.0\npair_modify shift yes\nneighbor 1.0 bin\n"
-        "velocity all create 1.2 8765 loop geom\nfix md all nve\n");
+        "pair_style lj/cut 1.6\npair_coeff * * 1.0 1.0\npair_modify shift yes\nneighbor 2.0 bin\n"
+        "fix drift all move linear -3.0 0.0 0.0\n");
   const std::string fix = with_frozen_ghosts("comm_modify cutoff 3.5\nthermo_modify norm no\n"
                                              "fix mc all gpumc/nvt 10 1.2 4321 algorithm checkerboard displace 0.15 "
-                                             "tune no check 3\n");
-  const ChainResult r = checkerboard_run(s, fix, 400);
+                                             "tune no check 3 every 50\n");
+  const ChainResult r = checkerboard_run(s, fix, 2500);
   if (world_rank() != 0) return;
-  EXPECT_EQ(s.natoms(), 2048);
   EXPECT_GT(r.accepted, 0.0);
   EXPECT_NEAR(r.energy, r.pe, 1e-10 * std::fabs(r.pe));
 }
