@@ -14,6 +14,7 @@
 #include "gpumc_portability.h"
 #include "gpumc_system_host.h"
 
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -91,15 +92,16 @@ namespace GPUMC {
   uint64_t fingerprint(LAMMPS *lmp, uint64_t configuration, const gpumc::PairTable &table);
 
   // Whether LAMMPS's exchange (CommBrick's, one hop to each side) takes an atom at coordinate x
-  // (in the periodic box) to the subdomain that holds it from the rank at place `loc` of `procs`
-  // equal subdomains along a dimension: x lies in that rank's subdomain or a neighbour's, with a
-  // margin for rounding. Along 3 processes or fewer every subdomain is a neighbour's.
+  // (anywhere: a periodic image counts as the atom) to the subdomain that holds it from the rank at
+  // place `loc` of `procs` equal subdomains along a dimension: x lies in that rank's subdomain or a
+  // neighbour's, with a margin for rounding. Along 3 processes or fewer every subdomain is a
+  // neighbour's. (A non-numeric x is not.)
   GPUMC_INLINE bool within_one_subdomain(double x, double boxlo, double prd, int procs, int loc)
   {
     if (procs <= 3) return true;
-    double rel = (x - boxlo) / prd * procs - loc;    // in subdomains from the rank's lower wall
+    // in subdomains from the rank's lower wall, wrapped into [0, procs)
+    double rel = fmod((x - boxlo) / prd * procs - loc, (double) procs);
     if (rel < 0.0) rel += procs;
-    if (rel >= procs) rel -= procs;
     const double margin = 1e-6;
     return rel < 2.0 - margin || rel >= procs - 1.0 + margin;
   }

@@ -301,10 +301,8 @@ bool GPUMC::DomainSweepsHost::owned_within_one_subdomain(const double delta[3])
   const Comm *comm = lmp_->comm;
   for (int i = 0; i < atom->nlocal; i++)
     for (int d = 0; d < 3; d++) {
-      double v = atom->x[i][d] + delta[d];
-      while (v < domain->boxlo[d]) v += domain->prd[d];
-      while (v >= domain->boxhi[d]) v -= domain->prd[d];
-      if (!GPUMC::within_one_subdomain(v, domain->boxlo[d], domain->prd[d], comm->procgrid[d], comm->myloc[d]))
+      if (!GPUMC::within_one_subdomain(atom->x[i][d] + delta[d], domain->boxlo[d], domain->prd[d],
+                                       comm->procgrid[d], comm->myloc[d]))
         return false;
     }
   return true;

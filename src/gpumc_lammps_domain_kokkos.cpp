@@ -46,22 +46,18 @@ struct TransformFunctor {
   }
 };
 
-// Counts the owned atoms that a translation by delta (wrapped as TransformFunctor wraps) would take
-// beyond this rank's subdomain and its neighbours' (GPUMC::within_one_subdomain).
+// Counts the owned atoms that a translation by delta would take beyond this rank's subdomain and
+// its neighbours' (GPUMC::within_one_subdomain).
 template <class DeviceType>
 struct BeyondNeighboursFunctor {
   using AT = ArrayTypes<DeviceType>;
   typename AT::t_x_array x;
-  double delta[3], boxlo[3], boxhi[3], prd[3];
+  double delta[3], boxlo[3], prd[3];
   int procs[3], loc[3];
   KOKKOS_INLINE_FUNCTION void operator()(const int i, int &beyond) const
   {
-    for (int d = 0; d < 3; d++) {
-      double v = x(i, d) + delta[d];
-      while (v < boxlo[d]) v += prd[d];
-      while (v >= boxhi[d]) v -= prd[d];
-      if (!GPUMC::within_one_subdomain(v, boxlo[d], prd[d], procs[d], loc[d])) beyond++;
-    }
+    for (int d = 0; d < 3; d++)
+      if (!GPUMC::within_one_subdomain(x(i, d) + delta[d], boxlo[d], prd[d], procs[d], loc[d])) beyond++;
   }
 };
 
@@ -173,7 +169,6 @@ bool GPUMC::DomainSweepsKokkos<DeviceType>::owned_within_one_subdomain(const dou
   for (int d = 0; d < 3; d++) {
     f.delta[d] = delta[d];
     f.boxlo[d] = domain->boxlo[d];
-    f.boxhi[d] = domain->boxhi[d];
     f.prd[d] = domain->prd[d];
     f.procs[d] = lmp_->comm->procgrid[d];
     f.loc[d] = lmp_->comm->myloc[d];

@@ -264,6 +264,10 @@ TEST(MpiCheckerboard, OneExchangeReachesTheNeighbouringSubdomainsOnly)
   EXPECT_FALSE(within_one_subdomain(-6.0 + 1e-12, -10.0, 16.0, 8, 0));
   EXPECT_FALSE(within_one_subdomain(4.0 - 1e-12, -10.0, 16.0, 8, 0));
   EXPECT_TRUE(within_one_subdomain(4.0 + 1e-3, -10.0, 16.0, 8, 0));
+  // periodic images: one box length up is the rank's own subdomain, one subdomain down its neighbour's
+  EXPECT_TRUE(within_one_subdomain(8.5, 0.0, 8.0, 4, 0));
+  EXPECT_TRUE(within_one_subdomain(-1.0, 0.0, 8.0, 4, 0));
+  EXPECT_FALSE(within_one_subdomain(-3.0, 0.0, 8.0, 4, 0));
   // 3 or fewer along a dimension: every subdomain is a neighbour's
   EXPECT_TRUE(within_one_subdomain(5.0, 0.0, 8.0, 3, 0));
   EXPECT_TRUE(within_one_subdomain(5.0, 0.0, 8.0, 1, 0));
