@@ -2,7 +2,8 @@
 """What `ghosts frozen` costs in statistics: the error of <U>/N per sweep of checkerboard sweeps on
 several MPI ranks, with `ghosts refresh` (the one-process chain) and `ghosts frozen` at several
 sweeps per invocation (an invocation holds the layer of cells at each block's upper walls still
-for all its sweeps; those atoms move only in later invocations, on other grids).
+along the sides that several ranks split, for all its sweeps; those atoms move only in later
+invocations, on other grids).
 
 Systems: the LJ liquid (rc 2.5, rho* 0.8442, T* 0.85, pair_modify shift yes) or the seed's SiO2
 Morse system (4000 K); fix gpumc/nvt algorithm checkerboard, its displacement tuned toward

@@ -10,8 +10,8 @@ end-of-run line: atoms moved between ranks and ghosts copied once per sweep, gho
 each colour), and the
 anchor, LAMMPS KOKKOS MD (fix nvt, 1 fs) timesteps/s. Median of --repeats runs. On several GPUs the
 fix runs with each --ghosts setting (refresh: the one-process chain; frozen: one grid per
-invocation, still layers at the subdomains' upper walls, no communication between sweeps), and the
-fraction of the atoms tried per sweep is reported.
+invocation, still layers at the subdomains' upper walls along the sides that several GPUs split, no
+communication between sweeps), and the fraction of the atoms tried per sweep is reported.
 
 Writes <out>/gpu-scaling-<date>.json (records {system, algorithm, precision, n_atoms, gpus, metric,
 value, unit, device, date}) and <out>/gpu-scaling-<date>.md. Usage:

@@ -9,8 +9,9 @@ trial moves/s over LAMMPS's loop time (median of --repeats runs) and, as the anc
 (fix nvt) timesteps/s of the same system on the same ranks; speedups and efficiencies are against
 1 rank. On more than one rank the fix runs with each --ghosts setting (refresh: the one-process
 chain, ghosts refreshed after every colour; frozen: one grid per invocation, still layers at the
-subdomains' upper walls), and the fraction of the atoms tried per sweep is reported. One MPI rank
-per core: run it on a machine with at least as many cores as the largest rank count.
+subdomains' upper walls along the sides that several ranks split), and the fraction of the atoms
+tried per sweep is reported. One MPI rank per core: run it on a machine with at least as many cores
+as the largest rank count.
 
 Writes <out>/mpi-scaling-<date>.json (records {system, algorithm, n_atoms, ranks, metric, value,
 unit, device, date}) and <out>/mpi-scaling-<date>.md. Usage:

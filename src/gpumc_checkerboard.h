@@ -93,9 +93,12 @@ GPUMC_INLINE bool checker_grid(const CounterRNG &rng, uint64_t sweep, const doub
 // those cells' walls up to round-off. Trials are made in the first moving[d] of them along each
 // dimension: count[d], or count[d] - 1 when the layer at the upper walls is held still (frozen
 // ghosts: then no rank's trials read an atom that another rank moves in the same sweeps).
+// images[d] (frozen ghosts, one rank along d): the layer of cells along d holds this rank's own
+// periodic images, which the engines move with their atoms after each colour (domain_image), so
+// that no layer needs to be still along d.
 struct DomainBlock {
   CheckerGrid grid;
-  int first[3], count[3], moving[3];
+  int first[3], count[3], moving[3], images[3];
   double sublo[3], subhi[3];
 };
 
@@ -137,6 +140,38 @@ GPUMC_INLINE bool domain_cell(const DomainBlock &b, bool owned, const double x[3
     inside = inside && k >= 0 && k <= b.count[d] + 1;
   }
   return inside;
+}
+
+// Whether the atoms of local cell l (domain_cell's coordinates) may be periodic images of the
+// rank's own atoms: l lies in the layer along some dimension whose layer holds images
+// (block.images), the images' shift in box lengths being shift[d] (-1 below the block, +1 above,
+// 0 along the others). Whether one is (its ID owned here, not the image of another rank's atom)
+// the engines answer by looking for its ID among the owned atoms in the cells around its owner's
+// position (domain_owner_position: the owner's cell, or a neighbour by round-off).
+GPUMC_INLINE bool domain_image_cell(const DomainBlock &b, const int l[3], int shift[3])
+{
+  bool any = false;
+  for (int d = 0; d < 3; d++) {
+    shift[d] = 0;
+    if (!b.images[d]) continue;
+    shift[d] = l[d] < 1 ? -1 : (l[d] > b.count[d] ? 1 : 0);
+    any = any || shift[d] != 0;
+  }
+  return any;
+}
+
+// The position of the atom whose periodic image lies at p with the shift of domain_image_cell,
+// and back: image = owner + shift * box length, as LAMMPS's Comm places a periodic image (the
+// same rounding).
+GPUMC_INLINE void domain_owner_position(const DomainBlock &b, const int shift[3], const double image[3],
+                                        double owner[3])
+{
+  for (int d = 0; d < 3; d++) owner[d] = image[d] - shift[d] * b.grid.len[d];
+}
+GPUMC_INLINE void domain_image_position(const DomainBlock &b, const int shift[3], const double owner[3],
+                                        double image[3])
+{
+  for (int d = 0; d < 3; d++) image[d] = owner[d] + shift[d] * b.grid.len[d];
 }
 
 // A trial position p stays in global cell c: the test of both domain engines.
@@ -197,15 +232,22 @@ GPUMC_INLINE int checker_wrap(int c, int n)
   return (c + n) % n;
 }
 
-// Neighbour w (0..26) of cell c0: w = 0 is the cell itself, then the other 26; off gets its
-// offset (-1, 0 or 1 per dimension), the flat index is returned. With two cells per side, offsets
-// -1 and +1 name the same cell: two different periodic images of it.
-GPUMC_INLINE int checker_neighbour(const CheckerGrid &g, const int c0[3], int w, int off[3])
+// Offset (-1, 0 or 1 per dimension) of neighbour w (0..26) of a cell: w = 0 is the cell itself,
+// then the other 26.
+GPUMC_INLINE void checker_neighbour_offset(int w, int off[3])
 {
   const int v = w == 0 ? 13 : (w <= 13 ? w - 1 : w);
   off[0] = v % 3 - 1;
   off[1] = (v / 3) % 3 - 1;
   off[2] = v / 9 - 1;
+}
+
+// Neighbour w (0..26) of cell c0 (checker_neighbour_offset's order); off gets its offset, the flat
+// index is returned. With two cells per side, offsets -1 and +1 name the same cell: two different
+// periodic images of it.
+GPUMC_INLINE int checker_neighbour(const CheckerGrid &g, const int c0[3], int w, int off[3])
+{
+  checker_neighbour_offset(w, off);
   int c[3];
   for (int k = 0; k < 3; k++) c[k] = checker_wrap(c0[k] + off[k], g.n[k]);
   return (c[2] * g.n[1] + c[1]) * g.n[0] + c[0];

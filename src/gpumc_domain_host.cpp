@@ -7,17 +7,6 @@
 
 namespace gpumc {
 
-namespace {
-// neighbour w (0..26) of a cell as an offset, in checker_neighbour's order (the cell itself first)
-void neighbour_offset(int w, int off[3])
-{
-  const int v = w == 0 ? 13 : (w <= 13 ? w - 1 : w);
-  off[0] = v % 3 - 1;
-  off[1] = (v / 3) % 3 - 1;
-  off[2] = v / 9 - 1;
-}
-}    // namespace
-
 DomainCheckerboard::DomainCheckerboard(const PairTable &table) : table_(&table)
 {
   row_cutsq_.assign(table.ntypes + 1, 0.0);
@@ -69,6 +58,65 @@ void DomainCheckerboard::build(const DomainBlock &block, int nowned, int nall, c
     if (e.owned) owned_count_[cell_of[i]]++;
   }
   for (int c = 0; c < ncells; c++) start_[c + 1] += start_[c];
+  find_images();
+}
+
+int DomainCheckerboard::owned_entry_near(int64_t tag, const int l[3]) const
+{
+  for (int w = 0; w < 27; w++) {
+    int off[3], n[3];
+    checker_neighbour_offset(w, off);
+    bool in_block = true;
+    for (int d = 0; d < 3; d++) {
+      n[d] = l[d] + off[d];
+      in_block = in_block && n[d] >= 1 && n[d] <= block_.count[d];
+    }
+    if (!in_block) continue;
+    const int c = local_cell(n);
+    const auto first = entries_.begin() + start_[c], last = first + owned_count_[c];    // by ID
+    const auto at = std::lower_bound(first, last, tag, [](const Entry &e, int64_t t) { return e.tag < t; });
+    if (at != last && at->tag == tag) return (int) (at - entries_.begin());
+  }
+  return -1;
+}
+
+void DomainCheckerboard::find_images()
+{
+  images_.clear();
+  int l[3];
+  for (l[2] = 0; l[2] < ext_[2]; l[2]++)
+    for (l[1] = 0; l[1] < ext_[1]; l[1]++)
+      for (l[0] = 0; l[0] < ext_[0]; l[0]++) {
+        Image image;
+        if (!domain_image_cell(block_, l, image.shift)) continue;
+        const int c = local_cell(l);
+        for (int k = start_[c]; k < start_[c + 1]; k++) {
+          const double at[3] = {xs_[k], ys_[k], zs_[k]};
+          double owner_at[3];
+          domain_owner_position(block_, image.shift, at, owner_at);
+          int owner_cell[3];
+          domain_cell(block_, true, owner_at, owner_cell);
+          image.entry = k;
+          image.owner = owned_entry_near(entries_[k].tag, owner_cell);
+          if (image.owner >= 0) images_.push_back(image);
+        }
+      }
+}
+
+// After a colour, not during it: the image of an atom of an active cell lies next to cells of the
+// other parity along the image's side (a side one rank spans has an even number of cells), so no
+// trial of the colour reads it.
+void DomainCheckerboard::move_images()
+{
+  for (const Image &image : images_) {
+    const int o = image.owner, k = image.entry;
+    const double owner_at[3] = {xs_[o], ys_[o], zs_[o]};
+    double at[3];
+    domain_image_position(block_, image.shift, owner_at, at);
+    xs_[k] = at[0];
+    ys_[k] = at[1];
+    zs_[k] = at[2];
+  }
 }
 
 void DomainCheckerboard::refresh_ghosts(const double *const *x)
@@ -99,7 +147,7 @@ void DomainCheckerboard::energies_at(int skip, int itype, const int l[3], const 
   int np = 0, nq = 0;
   for (int w = 0; w < 27; w++) {
     int off[3], n[3];
-    neighbour_offset(w, off);
+    checker_neighbour_offset(w, off);
     double gap_p = 0.0, gap_q = 0.0;
     for (int d = 0; d < 3; d++) {
       n[d] = l[d] + off[d];
@@ -172,6 +220,7 @@ MoveCounts DomainCheckerboard::colour(int colour, const CounterRNG &rng, uint64_
           }
         }
       }
+  move_images();
   return counts;
 }
 
@@ -188,7 +237,7 @@ double DomainCheckerboard::owned_pair_energy() const
           const PairCoeff *row = table_->terms(ts_[i], 0);
           for (int w = 0; w < 27; w++) {
             int off[3], n[3];
-            neighbour_offset(w, off);
+            checker_neighbour_offset(w, off);
             for (int d = 0; d < 3; d++) n[d] = l[d] + off[d];
             const int c = local_cell(n);
             for (int k = start_[c]; k < start_[c + 1]; k++) {

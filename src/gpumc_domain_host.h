@@ -35,7 +35,8 @@ class DomainCheckerboard {
   // Take the ghosts' positions again (their owners moved them).
   void refresh_ghosts(const double *const *x);
   // The trials of one colour in this rank's cells (sweep `sweep`); accepted moves are written to
-  // x as well. dU accumulates the accepted energy changes.
+  // x as well, and to the periodic images of the moved atoms (block.images). dU accumulates the
+  // accepted energy changes.
   MoveCounts colour(int colour, const CounterRNG &rng, uint64_t sweep, double beta, double dmax, double *const *x,
                     double &dU);
   // Pair energy of the pairs of owned atoms with atoms of higher ID: summed over the ranks, every
@@ -65,8 +66,19 @@ class DomainCheckerboard {
   std::vector<double> ys_, zs_;
   std::vector<int> ts_;
   mutable std::vector<Candidate> near_p_, near_q_;    // scratch of energies_at
+  // ghost entries that are periodic images of owned entries (block.images), and their shifts
+  struct Image {
+    int entry, owner;
+    int shift[3];
+  };
+  std::vector<Image> images_;
 
   int local_cell(const int l[3]) const { return (l[2] * ext_[1] + l[1]) * ext_[0] + l[0]; }
+  // The owned entry with ID `tag` in the block's cell l or, round-off having put it there, one of
+  // the 26 around it; -1 if none.
+  int owned_entry_near(int64_t tag, const int l[3]) const;
+  void find_images();
+  void move_images();
   // Pair energies of an atom of type itype at p and at q with the entries of the 27 cells around
   // local cell l, except entry skip (one pass over the candidates for both).
   void energies_at(int skip, int itype, const int l[3], const double p[3], const double q[3], double &ep,

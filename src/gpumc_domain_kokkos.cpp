@@ -60,6 +60,13 @@ void DeviceSystem<DeviceType>::domain_build(const DomainBlock &block, int nowned
   Kokkos::parallel_for("gpumc:domain_fill", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, nall), f);
   Kokkos::parallel_for("gpumc:domain_sort",
                        Kokkos::TeamPolicy<ExecSpace, typename F::TagSort>(ncells, on_host() ? 1 : 64), f);
+  domain_images_ = block.images[0] || block.images[1] || block.images[2];
+  if (domain_images_) {
+    kk::reuse_or_allocate(cb_.image_owner, "gpumc:domain_image_owner", (size_t) ncells * cb_.cap);
+    f.d = cb_;
+    Kokkos::parallel_for("gpumc:domain_find_images",
+                         Kokkos::RangePolicy<ExecSpace, typename F::TagFindImages>(0, ncells * cb_.cap), f);
+  }
   // the single-process sweeps fill their cells afresh
   cb_room_ = kk::CheckerSizes{0, 0};
 }
@@ -78,7 +85,18 @@ template <class DeviceType>
 void DeviceSystem<DeviceType>::domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng,
                                               uint64_t sweep, const std::function<void()> &after_colour)
 {
-  checker_colours(order, domain_room_, beta, dmax, rng, sweep, after_colour);
+  if (!domain_images_) {
+    checker_colours(order, domain_room_, beta, dmax, rng, sweep, after_colour);
+    return;
+  }
+  using F = kk::DomainCellsFunctor<DeviceType>;
+  const int nslots = (int) cb_.atom.extent(0);
+  checker_colours(order, domain_room_, beta, dmax, rng, sweep, [&]() {
+    Kokkos::parallel_for("gpumc:domain_move_images",
+                         light(Kokkos::RangePolicy<ExecSpace, typename F::TagMoveImages>(0, nslots)),
+                         F{cb_, domain_tag_, domain_nowned_});
+    if (after_colour) after_colour();
+  });
 }
 
 // (a fixed-order reduction, then added in sweep order: the sums are reproducible)

@@ -1,7 +1,8 @@
 // Kernels of the Kokkos engine's checkerboard sweeps over a spatial decomposition (the Kokkos
 // counterpart of gpumc_domain_host.h): a rank's block of cells and the layer around it filled
 // from its owned atoms and ghosts, the ghosts' staged positions refreshed after their owners
-// moved them, and the pair energy of the owned atoms. The sweeps themselves are the
+// moved them, the rank's own periodic images moved with their atoms, and the pair energy of the
+// owned atoms. The sweeps themselves are the
 // checkerboard's kernels (gpumc_checkerboard_kokkos.h) on these cells.
 #pragma once
 
@@ -16,6 +17,8 @@ struct DomainCellsFunctor {
   struct TagFill {};
   struct TagSort {};
   struct TagRefresh {};
+  struct TagFindImages {};
+  struct TagMoveImages {};
   CheckerData<DeviceType> d;
   Kokkos::View<int64_t *, DeviceType> tag;
   int nowned;
@@ -67,6 +70,57 @@ struct DomainCellsFunctor {
     const int cell = k / d.cap;
     if (k - cell * d.cap >= d.count(cell) || d.in_block(cell)) return;
     stage(cell, k, d.atom(k));
+  }
+  // over every slot: whether its atom is a periodic image of an owned atom (block.images), found
+  // by its ID among the owned atoms of its owner's cell and the cells around it (round-off)
+  KOKKOS_INLINE_FUNCTION void operator()(TagFindImages, const int k) const
+  {
+    d.image_owner(k) = -1;
+    const int cell = k / d.cap;
+    int l[3], shift[3];
+    d.cell_coords(cell, l);
+    if (k - cell * d.cap >= d.count(cell) || !domain_image_cell(d.block, l, shift)) return;
+    const int i = d.atom(k);
+    const double at[3] = {d.x(i, 0), d.x(i, 1), d.x(i, 2)};
+    double owner_at[3];
+    domain_owner_position(d.block, shift, at, owner_at);
+    int lo[3];
+    domain_cell(d.block, true, owner_at, lo);
+    for (int w = 0; w < 27; w++) {
+      int off[3], n[3];
+      checker_neighbour_offset(w, off);
+      bool in_block = true;
+      for (int q = 0; q < 3; q++) {
+        n[q] = lo[q] + off[q];
+        in_block = in_block && n[q] >= 1 && n[q] <= d.block.count[q];
+      }
+      if (!in_block) continue;
+      const int nc = (n[2] * d.g.n[1] + n[1]) * d.g.n[0] + n[0], base = nc * d.cap;
+      for (int s = 0; s < d.count(nc); s++) {
+        const int j = d.atom(base + s);
+        if (j >= nowned) break;    // owned atoms come first
+        if (tag(j) == tag(i)) {
+          d.image_owner(k) = j;
+          return;
+        }
+      }
+    }
+  }
+  // over every slot: an image's position from its owner's (after a colour; gpumc_domain_host.cpp's
+  // move_images says why not during one)
+  KOKKOS_INLINE_FUNCTION void operator()(TagMoveImages, const int k) const
+  {
+    const int owner = d.image_owner(k);
+    if (owner < 0) return;
+    const int cell = k / d.cap, i = d.atom(k);
+    int l[3], shift[3];
+    d.cell_coords(cell, l);
+    domain_image_cell(d.block, l, shift);
+    const double owner_at[3] = {d.x(owner, 0), d.x(owner, 1), d.x(owner, 2)};
+    double at[3];
+    domain_image_position(d.block, shift, owner_at, at);
+    for (int q = 0; q < 3; q++) d.x(i, q) = at[q];
+    stage(cell, k, i);
   }
   KOKKOS_INLINE_FUNCTION void stage(int cell, int k, int i) const
   {

@@ -168,7 +168,11 @@ void GPUMC::DomainSweeps::build(gpumc::CheckerGrid g, bool for_sweeps)
   for (int d = 0; d < 3; d++) {
     block.count[d] = g.n[d] / comm->procgrid[d];
     block.first[d] = comm->myloc[d] * block.count[d];
-    block.moving[d] = frozen_ghosts_ && for_sweeps ? block.count[d] - 1 : block.count[d];
+    // frozen ghosts: along a side of one rank the ghosts are the rank's own periodic images, which
+    // its engine moves with their atoms; along the others the upper layer is still
+    const bool frozen = frozen_ghosts_ && for_sweeps, own_images = comm->procgrid[d] == 1;
+    block.moving[d] = frozen && !own_images ? block.count[d] - 1 : block.count[d];
+    block.images[d] = frozen && own_images ? 1 : 0;
     block.sublo[d] = lmp_->domain->sublo[d];
     block.subhi[d] = lmp_->domain->subhi[d];
     // every atom of the cells next to the subdomain must be a ghost: they can move anywhere in them

@@ -145,7 +145,8 @@ class DeviceSystem {
   // The ghosts' positions in x taken again (their owners moved them).
   void domain_refresh_ghosts();
   // The 8 colours of sweep `sweep` in `order` on the block; after_colour runs after each (it
-  // brings the ghosts' new positions).
+  // brings the ghosts' new positions), after the rank's own periodic images (block.images) have
+  // been moved with their atoms.
   void domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng, uint64_t sweep,
                       const std::function<void()> &after_colour);
   // The last sweep's trials, accepted moves and energy change on this rank added (on the device) to
@@ -187,6 +188,7 @@ class DeviceSystem {
   kk::CheckerSizes domain_room_{0, 0};    // the sizes of the block's cells (domain_build)
   View<int64_t *> domain_tag_;
   int domain_nowned_ = 0;
+  bool domain_images_ = false;    // the block's layer holds own periodic images (block.images)
   View<kk::CheckerSizes> cb_sizes_;   // the last sweep's sizes
   View<kk::CheckerSums> cb_sums_;
   View<kk::CheckerSums> domain_pending_;    // domain_add_sweep_sums
