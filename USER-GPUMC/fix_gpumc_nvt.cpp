@@ -145,11 +145,13 @@ void FixGpumcNVT::parse(int narg, char **arg)
         error->all(FLERR, "{}: algorithm takes sequential or checkerboard, not {}", who, val);
     } else if (kw == "ghosts") {
       if (strcmp(val, "refresh") == 0)
-        frozen_ghosts = false;
+        ghosts = GPUMC::Ghosts::REFRESH;
       else if (strcmp(val, "frozen") == 0)
-        frozen_ghosts = true;
+        ghosts = GPUMC::Ghosts::FROZEN;
+      else if (strcmp(val, "alternate") == 0)
+        ghosts = GPUMC::Ghosts::ALTERNATE;
       else
-        error->all(FLERR, "{}: ghosts takes refresh or frozen, not {}", who, val);
+        error->all(FLERR, "{}: ghosts takes refresh, frozen or alternate, not {}", who, val);
     } else if (kw == "precision") {
       mixed_precision = GPUMC::parse_precision(lmp, who, val);
     } else if (kw == "velocities") {
@@ -237,8 +239,9 @@ void FixGpumcNVT::init()
                    "{}: box side {} is too short for algorithm checkerboard: it must hold two cells at least as "
                    "wide as the largest pair cutoff {}; use algorithm sequential",
                    who, box.len[d], table->cut_max);
-  if (frozen_ghosts && algorithm != ALGORITHM_CHECKERBOARD)
-    error->all(FLERR, "{}: ghosts frozen is an option of algorithm checkerboard on several processes", who);
+  if (ghosts != GPUMC::Ghosts::REFRESH && algorithm != ALGORITHM_CHECKERBOARD)
+    error->all(FLERR, "{}: ghosts {} is an option of algorithm checkerboard on several processes", who,
+               ghosts == GPUMC::Ghosts::FROZEN ? "frozen" : "alternate");
   if (mixed_precision && !kokkosable)
     error->all(FLERR, "{}: precision mixed is an option of the Kokkos style {}/kk", who, style);
   if (mixed_precision && algorithm != ALGORITHM_CHECKERBOARD)
@@ -482,7 +485,7 @@ uint64_t FixGpumcNVT::fingerprint_ranks()
 
 std::unique_ptr<GPUMC::DomainSweeps> FixGpumcNVT::make_domain_sweeps()
 {
-  return std::make_unique<GPUMC::DomainSweepsHost>(lmp, *table, groupbit, style_name(), frozen_ghosts);
+  return std::make_unique<GPUMC::DomainSweepsHost>(lmp, *table, groupbit, style_name(), ghosts);
 }
 
 void FixGpumcNVT::record_check(double full_energy)

@@ -63,7 +63,7 @@ class FixGpumcNVT : public Fix {
   int team_size;           // threads cooperating on one trial move (/kk styles; 0 = default)
   int algorithm;           // ALGORITHM_SEQUENTIAL or ALGORITHM_CHECKERBOARD
   bool mixed_precision;    // checkerboard pair terms in float (/kk styles)
-  bool frozen_ghosts = false;    // several ranks: one grid per invocation, upper wall layers still
+  GPUMC::Ghosts ghosts = GPUMC::Ghosts::REFRESH;    // several ranks: how ghosts follow (keyword ghosts)
   bool given_displace = false, given_vstep = false, given_tune = false;    // in the command: win over a restart file
   bool velocities_draw = true;         // velocities: draw (true) or keep
   bool drawing_velocities = false;     // draw them this run (no other fix integrates)

@@ -96,7 +96,7 @@ std::unique_ptr<GPUMC::DomainSweeps> FixGpumcNVTKokkos<DeviceType>::make_domain_
 {
   atomKK->sync(Host, TYPE_MASK);    // (the type counts)
   return std::make_unique<GPUMC::DomainSweepsKokkos<DeviceType>>(lmp, *table, groupbit, style_name(),
-                                                                  frozen_ghosts, *engine, this);
+                                                                  ghosts, *engine, this);
 }
 
 // as FixGpumcNVT::synchronise_energy, on the engine's configuration

@@ -33,7 +33,9 @@ void FixGpumcNVT::post_run()
                        style_name(), id, run_domain_seconds, comm->nprocs, comm_seconds,
                        100.0 * comm_seconds / run_domain_seconds, run_domain_exchange_seconds,
                        run_domain_borders_seconds, run_domain_ghost_seconds,
-                       frozen_ghosts ? "for energy checks: ghosts frozen" : "after each colour");
+                       ghosts == GPUMC::Ghosts::REFRESH  ? "after each colour"
+                       : ghosts == GPUMC::Ghosts::FROZEN ? "for energy checks: ghosts frozen"
+                                                         : "after each sweep: ghosts alternate");
   }
   if (comm->me == 0) utils::logmesg(lmp, msg);
 }

@@ -90,15 +90,17 @@ GPUMC_INLINE bool checker_grid(const CounterRNG &rng, uint64_t sweep, const doub
 // One MPI rank's part of the global grid when LAMMPS's processor grid splits it (the host and
 // Kokkos domain engines): cells first[d] .. first[d] + count[d] - 1 along each dimension, the
 // grid's origin at the box's lower corner; sublo, subhi: the rank's subdomain, whose walls are
-// those cells' walls up to round-off. Trials are made in the first moving[d] of them along each
-// dimension: count[d], or count[d] - 1 when the layer at the upper walls is held still (frozen
-// ghosts: then no rank's trials read an atom that another rank moves in the same sweeps).
-// images[d] (frozen ghosts, one rank along d): the layer of cells along d holds this rank's own
-// periodic images, which the engines move with their atoms after each colour (domain_image), so
-// that no layer needs to be still along d.
+// those cells' walls up to round-off. Trials are made in moving[d] of them along each dimension,
+// from local cell lowest[d] (1: the block's first): all count[d], or count[d] - 1 when the layer
+// at the upper walls (lowest 1) or at the lower walls (lowest 2) is held still (frozen or
+// alternating ghosts: then no rank's trials read an atom that another rank moves in the same
+// sweep).
+// images[d] (frozen or alternating ghosts, one rank along d): the layer of cells along d holds
+// this rank's own periodic images, which the engines move with their atoms after each colour
+// (domain_image_cell), so that no layer needs to be still along d.
 struct DomainBlock {
   CheckerGrid grid;
-  int first[3], count[3], moving[3], images[3];
+  int first[3], count[3], lowest[3], moving[3], images[3];
   double sublo[3], subhi[3];
 };
 

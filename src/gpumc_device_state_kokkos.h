@@ -277,9 +277,9 @@ struct CheckerData {
   // Sweeps over a spatial decomposition (gpumc_domain_kokkos.cpp): g is then this rank's block of
   // the global grid (block) with the layer of ghost cells around it, block.count[d] + 2 cells per
   // side from the layer's lower corner, which no kernel wraps: only the block's cells are active
-  // (its first block.moving[d] along each side), and all their neighbours are stored. Trials are keyed by the global cell. Positions are LAMMPS's
-  // (owned atoms and ghosts, nall of them), and order_key gives each atom's place in its cell
-  // (owned atoms by ID, then ghosts by ID).
+  // (block.moving[d] along each side from block.lowest[d]), and all their neighbours are stored.
+  // Trials are keyed by the global cell. Positions are LAMMPS's (owned atoms and ghosts, nall of
+  // them), and order_key gives each atom's place in its cell (owned atoms by ID, then ghosts by ID).
   bool domain = false;
   DomainBlock block;
   View<int64_t *> order_key;
@@ -295,8 +295,9 @@ struct CheckerData {
     if (!domain) return key = checker_active_cell(g, colour, a, c);
     int global[3], rest = a;
     for (int k = 0; k < 3; k++) {
-      // the block's first cell of the colour's parity along k, and how many it holds
-      const int start = ((colour >> k) ^ block.first[k]) & 1, m = (block.moving[k] - start + 1) / 2;
+      // the first tried cell of the colour's parity along k (0: the block's first), and how many
+      const int low = block.lowest[k] - 1, start = low + ((((colour >> k) ^ block.first[k]) ^ low) & 1);
+      const int m = (low + block.moving[k] - start + 1) / 2;
       if (m <= 0) return -1;
       const int l = start + 2 * (rest % m);
       rest /= m;

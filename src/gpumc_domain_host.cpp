@@ -119,6 +119,14 @@ void DomainCheckerboard::move_images()
   }
 }
 
+void DomainCheckerboard::set_tried_cells(const int lowest[3], const int moving[3])
+{
+  for (int d = 0; d < 3; d++) {
+    block_.lowest[d] = lowest[d];
+    block_.moving[d] = moving[d];
+  }
+}
+
 void DomainCheckerboard::refresh_ghosts(const double *const *x)
 {
   for (size_t k = 0; k < entries_.size(); k++)
@@ -190,9 +198,10 @@ MoveCounts DomainCheckerboard::colour(int colour, const CounterRNG &rng, uint64_
   std::vector<CellTrial> trials;
   std::vector<int> order;
   int l[3];
-  for (l[2] = 1; l[2] <= block_.moving[2]; l[2]++)
-    for (l[1] = 1; l[1] <= block_.moving[1]; l[1]++)
-      for (l[0] = 1; l[0] <= block_.moving[0]; l[0]++) {
+  const int *lo = block_.lowest, *n = block_.moving;
+  for (l[2] = lo[2]; l[2] < lo[2] + n[2]; l[2]++)
+    for (l[1] = lo[1]; l[1] < lo[1] + n[1]; l[1]++)
+      for (l[0] = lo[0]; l[0] < lo[0] + n[0]; l[0]++) {
         int c[3];
         for (int d = 0; d < 3; d++) c[d] = block_.first[d] + l[d] - 1;
         if (checker_colour(c) != colour) continue;

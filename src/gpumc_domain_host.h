@@ -34,6 +34,8 @@ class DomainCheckerboard {
              const int64_t *tag, const int *mobile);
   // Take the ghosts' positions again (their owners moved them).
   void refresh_ghosts(const double *const *x);
+  // The cells that later colours try (DomainBlock's lowest and moving): the still layer moved.
+  void set_tried_cells(const int lowest[3], const int moving[3]);
   // The trials of one colour in this rank's cells (sweep `sweep`); accepted moves are written to
   // x as well, and to the periodic images of the moved atoms (block.images). dU accumulates the
   // accepted energy changes.

@@ -82,6 +82,20 @@ void DeviceSystem<DeviceType>::domain_refresh_ghosts()
 }
 
 template <class DeviceType>
+void DeviceSystem<DeviceType>::domain_set_tried_cells(const int lowest[3], const int moving[3])
+{
+  for (int d = 0; d < 3; d++) {
+    cb_.block.lowest[d] = lowest[d];
+    cb_.block.moving[d] = moving[d];
+  }
+  // a cell's sums are written when it is tried and summed over every cell after each sweep: those
+  // of a cell tried no longer would be added again
+  Kokkos::deep_copy(ExecSpace(), cb_.du, 0.0);
+  Kokkos::deep_copy(ExecSpace(), cb_.accepted, 0L);
+  Kokkos::deep_copy(ExecSpace(), cb_.trials, 0L);
+}
+
+template <class DeviceType>
 void DeviceSystem<DeviceType>::domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng,
                                               uint64_t sweep, const std::function<void()> &after_colour)
 {
@@ -140,6 +154,7 @@ double DeviceSystem<DeviceType>::domain_owned_pair_energy()
   template void DeviceSystem<D>::domain_build(const DomainBlock &block, int nowned, int nall, View<double *[3]> x,  \
                                               View<int *> type, View<int64_t *> tag, View<int *> mobile);          \
   template void DeviceSystem<D>::domain_refresh_ghosts();                                                          \
+  template void DeviceSystem<D>::domain_set_tried_cells(const int lowest[3], const int moving[3]);                 \
   template void DeviceSystem<D>::domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng, \
                                                 uint64_t sweep, const std::function<void()> &after_colour);        \
   template void DeviceSystem<D>::domain_add_sweep_sums();                                                          \

@@ -109,20 +109,26 @@ namespace GPUMC {
   // Indices (in atom-ID order) of the atoms of a group.
   std::vector<int> group_members(LAMMPS *lmp, const Configuration &conf, int groupbit);
 
+  // How the ghosts follow their owners' moves on several ranks (the fixes' keyword ghosts).
+  enum class Ghosts { REFRESH, FROZEN, ALTERNATE };
+
   // Checkerboard sweeps on several MPI ranks, over LAMMPS's own spatial decomposition
   // (gpumc_lammps_domain.cpp). Each sweep translates the system by its grid shift and lets
   // LAMMPS's Comm move the atoms to the ranks whose subdomains hold them (exchange) and copy the
   // layer around each subdomain (borders); the ghosts are refreshed (forward communication) after
   // each colour. With frozen ghosts the grid of an invocation's first sweep serves all its sweeps
-  // (until a volume move), the layer of cells at each block's upper walls is not tried, and the
-  // ghosts are not refreshed: every ghost that a trial reads lies in another rank's still layer.
+  // (until a volume move), the layer of cells at each block's upper walls is not tried (along the
+  // sides that several ranks split), and the ghosts are not refreshed: every ghost that a trial
+  // reads lies in another rank's still layer. Alternating ghosts are frozen ghosts whose still
+  // layers move between the upper and the lower walls from sweep to sweep, the ghosts refreshed
+  // between sweeps (alternate_still_layer).
   // The system is translated back by finish(). This class is the driver that every backend
   // shares; the engine that sweeps a rank's block and the atoms' storage are a backend's
   // (DomainSweepsHost below, DomainSweepsKokkos in gpumc_lammps_kokkos.h).
   class DomainSweeps {
    public:
     DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who,
-                 bool frozen_ghosts);
+                 Ghosts ghosts);
     virtual ~DomainSweeps() = default;
     // Sweep `sweep` (gpumc_checkerboard.h's trials); its counts and energy change stay pending on
     // each rank (no rank waits for another) until settle().
@@ -138,7 +144,8 @@ namespace GPUMC {
     // Undo the translation: the atoms where the first sweep found them, up to the moves.
     void finish();
     // Wall time spent so far in communication: atoms moved between ranks (exchange), ghosts copied
-    // (borders), and ghosts refreshed (after each colour, or with frozen ghosts for energy checks).
+    // (borders), and ghosts refreshed (after each colour, after each sweep with alternating ghosts,
+    // or for energy checks with frozen ghosts).
     double exchange_seconds() const { return exchange_seconds_; }
     double borders_seconds() const { return borders_seconds_; }
     double ghost_seconds() const { return ghost_seconds_; }
@@ -162,6 +169,8 @@ namespace GPUMC {
     virtual void restore_atoms() = 0;
     // The engine's cells of this rank's block from the current atoms and ghosts.
     virtual void build_engine(const gpumc::DomainBlock &block) = 0;
+    // The cells the engine tries from now on (block.lowest, block.moving; the cells unchanged).
+    virtual void set_tried_cells(const gpumc::DomainBlock &block) = 0;
     // The 8 colours (in `order`) of sweep `sweep`, calling colour_done() after each; the counts and
     // energy change are this rank's until take_pending() returns them (dU) and starts again from 0.
     virtual void sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep, double beta,
@@ -176,14 +185,16 @@ namespace GPUMC {
     // The owned atoms' positions to the other ranks' ghosts (LAMMPS's forward communication).
     virtual void forward_ghosts();
     // The moves of a colour to the other ranks' ghosts (forward communication), and the ghosts'
-    // new positions into the engine; nothing with frozen ghosts.
+    // new positions into the engine; nothing with frozen or alternating ghosts.
     void colour_done();
-    bool frozen_ghosts() const { return frozen_ghosts_; }
+    // frozen or alternating ghosts: one grid per invocation, no refresh between colours
+    bool one_grid() const { return ghosts_ != Ghosts::REFRESH; }
 
    private:
-    bool frozen_ghosts_;
-    bool block_current_ = false;    // frozen ghosts: the engine's block serves the next sweep
-    bool ghosts_stale_ = false;     // frozen ghosts: other ranks have moved atoms since the borders
+    Ghosts ghosts_;
+    gpumc::DomainBlock block_;      // the engine's block
+    bool block_current_ = false;    // one grid: the engine's block serves the next sweep
+    bool ghosts_stale_ = false;     // one grid: other ranks have moved atoms since the ghosts were copied
     bool first_exchange_prepared_ = false;    // prepare_first_exchange() has run
     double offset_[3] = {0.0, 0.0, 0.0};    // the system's present translation
     double exchange_seconds_ = 0.0, borders_seconds_ = 0.0, ghost_seconds_ = 0.0;
@@ -196,15 +207,17 @@ namespace GPUMC {
     // where one exchange after it could not take them to theirs.
     void prepare_first_exchange(const double delta[3]);
     // The engine's cells for grid g (origin at the box's corner) and the current atoms and ghosts;
-    // for_sweeps: trials will follow (with frozen ghosts, not in the layer at the upper walls),
+    // for_sweeps: trials will follow (with one grid, not in the layer at the upper walls),
     // otherwise only energies (a volume trial's box, which the next sweep's grid may still refuse).
     void build(gpumc::CheckerGrid g, bool for_sweeps);
+    // alternating ghosts, before sweep `sweep`: the ghosts refreshed, the still layer on its side
+    void alternate_still_layer(uint64_t sweep);
     // Ghosts anew for the current box (no atom changes its rank).
     void refresh_borders();
     gpumc::CheckerGrid unshifted_grid() const;
     // The owned positions to the other ranks' ghosts and the ghosts' into the engine, timed.
     void ghosts_anew();
-    // with frozen ghosts, an error unless grid g gives every block two cells along dimension d
+    // with one grid, an error unless grid g gives every block two cells along dimension d
     void frozen_cells_check(const gpumc::CheckerGrid &g, int d) const;
     [[noreturn]] void grid_error(const gpumc::Box &box) const;
   };
@@ -213,7 +226,7 @@ namespace GPUMC {
   class DomainSweepsHost : public DomainSweeps {
    public:
     DomainSweepsHost(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who,
-                     bool frozen_ghosts);
+                     Ghosts ghosts);
 
    protected:
     void translate_atoms(const double delta[3]) override;
@@ -222,6 +235,7 @@ namespace GPUMC {
     void save_atoms() override;
     void restore_atoms() override;
     void build_engine(const gpumc::DomainBlock &block) override;
+    void set_tried_cells(const gpumc::DomainBlock &block) override;
     void sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep, double beta,
                        double dmax) override;
     gpumc::MoveCounts take_pending(double &dU) override;

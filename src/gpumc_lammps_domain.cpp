@@ -14,8 +14,8 @@
 using namespace LAMMPS_NS;
 
 GPUMC::DomainSweeps::DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
-                                  const std::string &who, bool frozen_ghosts) :
-    lmp_(lmp), table_(table), groupbit_(groupbit), who_(who), frozen_ghosts_(frozen_ghosts)
+                                  const std::string &who, Ghosts ghosts) :
+    lmp_(lmp), table_(table), groupbit_(groupbit), who_(who), ghosts_(ghosts)
 {
   Comm *comm = lmp->comm;
   if (comm->style != Comm::BRICK || comm->layout != Comm::LAYOUT_UNIFORM)
@@ -48,7 +48,7 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
     // with frozen ghosts, by up to one whole cell more (less than two cells in all, within a block
     // of at least two, so that exchange still moves atoms one subdomain at most)
     int cells[3] = {0, 0, 0};
-    if (frozen_ghosts_) {
+    if (one_grid()) {
       for (int d = 0; d < 3; d++) frozen_cells_check(g, d);
       gpumc::domain_extra_cells(rng, sweep, cells);
     }
@@ -66,14 +66,35 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
     comm->borders();
     comm_end(start, borders_seconds_);
     build(g, true);
-    // no trial takes an atom out of its cell, so with frozen ghosts the cells (and the ghosts
-    // that trials read) stay as they are for the next sweep
-    block_current_ = frozen_ghosts_;
+    // no trial takes an atom out of its cell, so with one grid the cells (and with frozen ghosts
+    // the ghosts that trials read) stay as they are for the next sweep
+    block_current_ = one_grid();
   }
+  if (ghosts_ == Ghosts::ALTERNATE) alternate_still_layer(sweep);
   int order[8];
   gpumc::checker_colour_order(rng, sweep, order);
   sweep_colours(order, rng, sweep, beta, dmax);
-  if (frozen_ghosts_) ghosts_stale_ = true;
+  if (one_grid()) ghosts_stale_ = true;
+}
+
+// Alternating ghosts: along each side that several ranks split, the still layer at the upper or
+// the lower walls, the k-th such side taking the side of bit k of the sweep's number (every
+// combination in 2, 4 or 8 sweeps), with the ghosts refreshed in between. A trial then reads ghosts
+// of the other ranks' still layers only, as with frozen ghosts, and every cell moves in one sweep
+// of 2, 4 or 8 at least. (The sides depend on the sweep's number alone, not on the configuration:
+// each sweep leaves the Boltzmann distribution invariant.)
+void GPUMC::DomainSweeps::alternate_still_layer(uint64_t sweep)
+{
+  if (ghosts_stale_) ghosts_anew();
+  bool changed = false;
+  int bit = 0;
+  for (int d = 0; d < 3; d++)
+    if (block_.moving[d] < block_.count[d]) {
+      const int lowest = (sweep >> bit++) & 1 ? 2 : 1;
+      changed = changed || block_.lowest[d] != lowest;
+      block_.lowest[d] = lowest;
+    }
+  if (changed) set_tried_cells(block_);
 }
 
 // The invocation's first translation: LAMMPS's exchange moves an atom by one subdomain at most,
@@ -108,7 +129,7 @@ gpumc::MoveCounts GPUMC::DomainSweeps::settle(double &energy)
 
 void GPUMC::DomainSweeps::colour_done()
 {
-  if (!frozen_ghosts_) ghosts_anew();
+  if (!one_grid()) ghosts_anew();
 }
 
 void GPUMC::DomainSweeps::ghosts_anew()
@@ -163,14 +184,15 @@ void GPUMC::DomainSweeps::grid_error(const gpumc::Box &box) const
 void GPUMC::DomainSweeps::build(gpumc::CheckerGrid g, bool for_sweeps)
 {
   Comm *comm = lmp_->comm;
-  gpumc::DomainBlock block;
+  gpumc::DomainBlock &block = block_;
   block.grid = g;
   for (int d = 0; d < 3; d++) {
     block.count[d] = g.n[d] / comm->procgrid[d];
     block.first[d] = comm->myloc[d] * block.count[d];
-    // frozen ghosts: along a side of one rank the ghosts are the rank's own periodic images, which
-    // its engine moves with their atoms; along the others the upper layer is still
-    const bool frozen = frozen_ghosts_ && for_sweeps, own_images = comm->procgrid[d] == 1;
+    // one grid: along a side of one rank the ghosts are the rank's own periodic images, which its
+    // engine moves with their atoms; along the others the upper layer is still
+    const bool frozen = one_grid() && for_sweeps, own_images = comm->procgrid[d] == 1;
+    block.lowest[d] = 1;
     block.moving[d] = frozen && !own_images ? block.count[d] - 1 : block.count[d];
     block.images[d] = frozen && own_images ? 1 : 0;
     block.sublo[d] = lmp_->domain->sublo[d];
@@ -190,9 +212,9 @@ void GPUMC::DomainSweeps::frozen_cells_check(const gpumc::CheckerGrid &g, int d)
 {
   const int count = g.n[d] / lmp_->comm->procgrid[d];
   if (count < 2)
-    lmp_->error->all(FLERR, "{}: ghosts frozen needs at least 2 checkerboard cells per process along each side "
+    lmp_->error->all(FLERR, "{}: ghosts {} needs at least 2 checkerboard cells per process along each side "
                      "(here {} along dimension {}, cells {} wide); use fewer processes or ghosts refresh",
-                     who_, count, "xyz"[d], g.w[d]);
+                     who_, ghosts_ == Ghosts::FROZEN ? "frozen" : "alternate", count, "xyz"[d], g.w[d]);
 }
 
 void GPUMC::DomainSweeps::refresh_borders()
@@ -284,8 +306,8 @@ void GPUMC::DomainSweeps::finish()
 /* ---------------------------------------------------------------------- */
 
 GPUMC::DomainSweepsHost::DomainSweepsHost(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
-                                          const std::string &who, bool frozen_ghosts) :
-    DomainSweeps(lmp, table, groupbit, who, frozen_ghosts), engine_(table)
+                                          const std::string &who, Ghosts ghosts) :
+    DomainSweeps(lmp, table, groupbit, who, ghosts), engine_(table)
 {
 }
 
@@ -351,6 +373,11 @@ void GPUMC::DomainSweepsHost::build_engine(const gpumc::DomainBlock &block)
     mobile_[i] = (atom->mask[i] & groupbit_) != 0;
   }
   engine_.build(block, nlocal, nall, atom->x, atom->type, tag_.data(), mobile_.data());
+}
+
+void GPUMC::DomainSweepsHost::set_tried_cells(const gpumc::DomainBlock &block)
+{
+  engine_.set_tried_cells(block.lowest, block.moving);
 }
 
 void GPUMC::DomainSweepsHost::sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep,

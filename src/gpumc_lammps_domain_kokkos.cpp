@@ -97,10 +97,10 @@ struct EngineCopyFunctor {
 
 template <class DeviceType>
 GPUMC::DomainSweepsKokkos<DeviceType>::DomainSweepsKokkos(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
-                                                          const std::string &who, bool frozen_ghosts,
+                                                          const std::string &who, Ghosts ghosts,
                                                           gpumc::DeviceSystem<DeviceType> &engine,
                                                           Fix *ghost_fix) :
-    DomainSweeps(lmp, table, groupbit, who, frozen_ghosts), atomKK_((AtomKokkos *) lmp->atom), engine_(engine),
+    DomainSweeps(lmp, table, groupbit, who, ghosts), atomKK_((AtomKokkos *) lmp->atom), engine_(engine),
     ghost_fix_(ghost_fix)
 {
   // (an invocation that an error stopped may have left sums pending)
@@ -241,10 +241,16 @@ void GPUMC::DomainSweepsKokkos<DeviceType>::build_engine(const gpumc::DomainBloc
 }
 
 template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::set_tried_cells(const gpumc::DomainBlock &block)
+{
+  engine_.domain_set_tried_cells(block.lowest, block.moving);
+}
+
+template <class DeviceType>
 void GPUMC::DomainSweepsKokkos<DeviceType>::sweep_colours(const int order[8], const gpumc::CounterRNG &rng,
                                                           uint64_t sweep, double beta, double dmax)
 {
-  if (frozen_ghosts()) {
+  if (one_grid()) {
     engine_.domain_colours(order, beta, dmax, rng, sweep, {});
     store_owned();
   } else {

@@ -323,14 +323,14 @@ namespace GPUMC {
   // Checkerboard sweeps of the /kk styles on several MPI ranks (gpumc_lammps.h's DomainSweeps with
   // the Kokkos engine; gpumc_lammps_domain_kokkos.cpp): the atoms stay in atomKK's device views,
   // which CommKokkos exchanges and communicates, and the engine sweeps its copy of the rank's
-  // atoms and ghosts, whose owned positions go back to atomKK after each colour (with frozen
-  // ghosts, after each sweep).
+  // atoms and ghosts, whose owned positions go back to atomKK after each colour (with frozen or
+  // alternating ghosts, after each sweep).
   template <class DeviceType>
   class DomainSweepsKokkos : public DomainSweeps {
    public:
     // ghost_fix: the fix whose Kokkos forward communication (GhostPositionsComm) refreshes the ghosts
     DomainSweepsKokkos(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who,
-                       bool frozen_ghosts, gpumc::DeviceSystem<DeviceType> &engine, Fix *ghost_fix);
+                       Ghosts ghosts, gpumc::DeviceSystem<DeviceType> &engine, Fix *ghost_fix);
 
    protected:
     void translate_atoms(const double delta[3]) override;
@@ -339,6 +339,7 @@ namespace GPUMC {
     void save_atoms() override;
     void restore_atoms() override;
     void build_engine(const gpumc::DomainBlock &block) override;
+    void set_tried_cells(const gpumc::DomainBlock &block) override;
     void sweep_colours(const int order[8], const gpumc::CounterRNG &rng, uint64_t sweep, double beta,
                        double dmax) override;
     gpumc::MoveCounts take_pending(double &dU) override;

@@ -144,6 +144,8 @@ class DeviceSystem {
                     View<int64_t *> tag, View<int *> mobile);
   // The ghosts' positions in x taken again (their owners moved them).
   void domain_refresh_ghosts();
+  // The cells that later colours try (DomainBlock's lowest and moving): the still layer moved.
+  void domain_set_tried_cells(const int lowest[3], const int moving[3]);
   // The 8 colours of sweep `sweep` in `order` on the block; after_colour runs after each (it
   // brings the ghosts' new positions), after the rank's own periodic images (block.images) have
   // been moved with their atoms.

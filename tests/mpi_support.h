@@ -114,11 +114,11 @@ inline const char *LJ_GROUP_FIX = "comm_modify cutoff 3.5\nthermo_modify norm no
                            "fix mc half gpumc/nvt 2 1.2 4321 algorithm checkerboard displace 0.15 tune no check 3\n";
 
 // a fix line of the above with ghosts frozen (one grid per invocation, the layer of cells at each
-// subdomain's upper walls held still, no ghost refresh between colours)
-inline std::string with_frozen_ghosts(const char *fix)
+// subdomain's upper walls held still, no ghost refresh between colours), or another ghosts setting
+inline std::string with_frozen_ghosts(const char *fix, const char *setting = "frozen")
 {
   std::string f = fix;
-  f.insert(f.rfind('\n'), " ghosts frozen");
+  f.insert(f.rfind('\n'), std::string(" ghosts ") + setting);
   return f;
 }
 

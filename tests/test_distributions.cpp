@@ -73,13 +73,20 @@ double dsf(double r, double qq, double alpha, double rc)
 
 // The translation algorithms: every exact-distribution test below runs with each. On several MPI
 // ranks (tests/CMakeLists.txt) the checkerboard runs decomposed, with its ghosts refreshed after
-// every colour or frozen.
+// every colour, frozen, or alternating (one grid per invocation both).
 class ByAlgorithm : public ::testing::TestWithParam<const char *> {};
 
 std::string algorithm_keywords(const std::string &name)
 {
   if (name == "checkerboard_frozen") return "algorithm checkerboard ghosts frozen";
+  if (name == "checkerboard_alternate") return "algorithm checkerboard ghosts alternate";
   return "algorithm " + name;
+}
+
+// one grid per invocation: a decomposed setting with no meaning on one process
+bool one_grid(const std::string &name)
+{
+  return name == "checkerboard_frozen" || name == "checkerboard_alternate";
 }
 
 }    // namespace
@@ -87,18 +94,22 @@ std::string algorithm_keywords(const std::string &name)
 // Two particles in a periodic cube of side L: for r < L/2 the pair distance has density
 // proportional to r^2 exp(-u(r)/kT). Histogram by LAMMPS's fix ave/histo; chi-square test.
 //
-// With frozen ghosts each block needs two cells per side (also on 4 ranks, which split two sides),
-// so the box holds four cells of 2.6. An atom in a still layer does not move in an invocation
-// (one grid per invocation), and a bound pair can stay still for several: samples are taken 50
-// invocations of 5 sweeps apart. (10 apart, the Morse case on 4 ranks gave chi2 = 83.4, and 80.5
-// with three times the samples: correlated samples, not a bias, which would have grown; 50 apart,
-// 41.0 for 42 degrees of freedom.) Its seed is its own: at 2024, 10 apart, the Lennard-Jones case on
-// 2 ranks gave 77.3 against 76.2, and seeds 11, 12, 13 gave 33.7, 39.0, 46.9.
+// With frozen (or alternating) ghosts each block needs two cells per side (also on 4 ranks, which
+// split two sides), so the box holds four cells of 2.6. With frozen ghosts an atom in a still layer
+// does not move in an invocation (one grid per invocation), and a bound pair can stay still for
+// several: samples are taken 50 invocations of 5 sweeps apart. (10 apart, the Morse case on 4 ranks
+// gave chi2 = 83.4, and 80.5 with three times the samples: correlated samples, not a bias, which
+// would have grown; 50 apart, 41.0 for 42 degrees of freedom.) Its seed is its own: at 2024, 10
+// apart, the Lennard-Jones case on 2 ranks gave 77.3 against 76.2, and seeds 11, 12, 13 gave 33.7,
+// 39.0, 46.9. With alternating ghosts every cell moves in every other sweep: samples 25 sweeps
+// apart, as on one process.
 TEST_P(ByAlgorithm, TwoParticlePairDistance)
 {
+  const bool grid_per_invocation = one_grid(GetParam());
+  if (grid_per_invocation && LammpsSession().nprocs() == 1)
+    GTEST_SKIP() << "ghosts frozen or alternate act on several processes";
+  const double L = grid_per_invocation ? 10.4 : 6.0, rlo = 0.85, rhi = L / 2;
   const bool frozen = std::string(GetParam()) == "checkerboard_frozen";
-  if (frozen && LammpsSession().nprocs() == 1) GTEST_SKIP() << "ghosts frozen acts on several processes";
-  const double L = frozen ? 10.4 : 6.0, rlo = 0.85, rhi = L / 2;
   const int sweeps = frozen ? 5 : 25, every = frozen ? 50 : 1, samples = 60000;
   const int nbins = 43;
   const TwoBody cases[] = {
@@ -124,7 +135,7 @@ TEST_P(ByAlgorithm, TwoParticlePairDistance)
                       "variable dz equal z[2]-z[1]-lz*round((z[2]-z[1])/lz)\n"
                       "variable r equal sqrt(v_dx*v_dx+v_dy*v_dy+v_dz*v_dz)\n"
                       "thermo 100000\nrun 2000",
-                      sweeps, c.temperature, frozen ? 2025 : 2024, algorithm_keywords(GetParam())));
+                      sweeps, c.temperature, grid_per_invocation ? 2025 : 2024, algorithm_keywords(GetParam())));
     // samples 25 sweeps (50 trial moves) apart, 250 with frozen ghosts
     s.cmd(fmt::format("fix h all ave/histo {0} 1 {0} {1} {2} {3} v_r mode scalar ave running beyond ignore\nrun {4}",
                       every, rlo, rhi, nbins, every * samples));
@@ -157,8 +168,7 @@ TEST_P(ByAlgorithm, IdealGasVolumeLogV)
   const int natoms = 20;
   const double T = 1.0, P = 0.021, beta = 1.0 / T;
   LammpsSession s;
-  if (std::string(GetParam()) == "checkerboard_frozen" && s.nprocs() == 1)
-    GTEST_SKIP() << "ghosts frozen acts on several processes";
+  if (one_grid(GetParam()) && s.nprocs() == 1) GTEST_SKIP() << "ghosts frozen or alternate act on several processes";
   s.cmd(fmt::format("units lj\natom_style atomic\nregion box block 0 10 0 10 0 10\ncreate_box 1 box\n"
                     "create_atoms 1 random {} 5 NULL\nmass 1 1.0\npair_style lj/cut 0.5\npair_coeff 1 1 0.0 1.0\n"
                     "fix mc all gpumc/npt 1 {} {} 31 volume logv vmoves 20 tune 2500 {}\n"
@@ -185,7 +195,7 @@ TEST_P(ByAlgorithm, IdealGasVolumeLogV)
 }
 
 INSTANTIATE_TEST_SUITE_P(ExactDistributions, ByAlgorithm,
-                         ::testing::Values("sequential", "checkerboard", "checkerboard_frozen"),
+                         ::testing::Values("sequential", "checkerboard", "checkerboard_frozen", "checkerboard_alternate"),
                          [](const ::testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
 
 // Ideal gas, walk in each box side (sides >= a, twice the cutoff): the target is

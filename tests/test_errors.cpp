@@ -73,9 +73,11 @@ std::vector<BadInput> bad_inputs()
        "algorithm takes sequential or checkerboard, not parallel"},
       {"precision", lj, "fix mc all gpumc/nvt 1 1.0 5 precision single", "precision takes double or mixed, not single"},
       {"ghosts", lj, "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard ghosts stale",
-       "ghosts takes refresh or frozen, not stale"},
+       "ghosts takes refresh, frozen or alternate, not stale"},
       {"ghosts_frozen_sequential", lj, "fix mc all gpumc/nvt 1 1.0 5 ghosts frozen\nrun 0",
        "ghosts frozen is an option of algorithm checkerboard on several processes"},
+      {"ghosts_alternate_sequential", lj, "fix mc all gpumc/nvt 1 1.0 5 ghosts alternate\nrun 0",
+       "ghosts alternate is an option of algorithm checkerboard on several processes"},
       {"precision_mixed_host", lj, "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard precision mixed\nrun 0",
        "precision mixed is an option of the Kokkos style gpumc/nvt/kk"},
       // a box of exactly twice the cutoff is allowed, but cannot hold two checkerboard cells

@@ -195,6 +195,54 @@ TEST(MpiFrozenGhosts, KeepTheEnergyAndTryTheCellsBelowTheStillLayers)
   }
 }
 
+// Alternating ghosts on 2 and 4 ranks: the still layers at the upper or lower walls, side by side
+// in turn, the ghosts refreshed between sweeps. The running energy stays compute pe's, with no
+// drift, the same share of cells is tried per sweep as with frozen ghosts, and every cell moves
+// in one sweep of two (2 ranks, one side split) or four (4 ranks, two): after one invocation of 20
+// sweeps almost every atom has moved (each was tried 10 or 5 times), while with frozen ghosts
+// those of the still layers (half the atoms on 2 ranks, three quarters on 4) end where they began.
+TEST(MpiAlternateGhosts, KeepTheEnergyAndMoveEveryAtomInAnInvocation)
+{
+  ASSERT_EQ(world_size(), 4) << "run with mpirun -np 4";
+  std::string fix = LJ_FIX;
+  fix.replace(fix.find("gpumc/nvt 2 "), 12, "gpumc/nvt 20 ");
+  std::map<std::string, double> unmoved;
+  std::map<std::string, ChainResult> runs;
+  for (int nranks : {2, 4})
+    for (const char *setting : {"frozen", "alternate"}) {
+      const std::string key = std::to_string(nranks) + " ranks, ghosts " + setting;
+      RankGroup group(nranks);
+      if (!group.member()) continue;
+      LammpsSession s({}, &group.comm);
+      s.cmd(lj_setup());
+      const std::vector<double> before = s.gathered_positions();
+      runs[key] = checkerboard_run(s, with_frozen_ghosts(fix.c_str(), setting), 1);
+      int still = 0;
+      for (size_t a = 0; a < before.size() / 3; a++) {
+        double moved = 0.0;
+        for (int d = 0; d < 3; d++)
+          moved = std::max(moved, std::fabs(std::remainder(runs[key].x[3 * a + d] - before[3 * a + d], LJ_SIDE)));
+        still += moved < 1e-9;
+      }
+      unmoved[key] = still / (before.size() / 3.0);
+    }
+  if (world_rank() != 0) return;
+  for (int nranks : {2, 4}) {
+    const std::string frozen = std::to_string(nranks) + " ranks, ghosts frozen",
+                      alternate = std::to_string(nranks) + " ranks, ghosts alternate";
+    const ChainResult &r = runs[alternate];
+    const double moving = nranks == 2 ? 16.0 / 32.0 : 4.0 / 16.0, trials = 20.0 * 2048;
+    EXPECT_GT(r.trials, 0.85 * moving * trials) << alternate;
+    EXPECT_LT(r.trials, 1.15 * moving * trials) << alternate;
+    EXPECT_NEAR(r.energy, r.pe, 1e-10 * std::fabs(r.pe)) << alternate;
+    EXPECT_LT(r.drift, 1e-9 * std::fabs(r.pe)) << alternate;
+    EXPECT_GT(unmoved[frozen], nranks == 2 ? 0.45 : 0.7) << frozen;
+    EXPECT_LT(unmoved[alternate], nranks == 2 ? 0.06 : 0.2) << alternate;
+    std::printf("%s: %.3f of the atoms unmoved; %s: %.3f\n", frozen.c_str(), unmoved[frozen], alternate.c_str(),
+                unmoved[alternate]);
+  }
+}
+
 // With ghosts frozen the chain depends on the decomposition, not on where runs and restarts split it.
 TEST(MpiFrozenGhosts, RestartContinuesTheChain)
 {

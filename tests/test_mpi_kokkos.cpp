@@ -28,7 +28,7 @@ std::vector<std::string> kokkos_rank_args()
 
 // The host style and the /kk style on 2 ranks: the same trials and decisions, positions equal to
 // round-off, the running energy equal to compute pe. NVT, NPT and a group, and NVT and NPT with
-// ghosts frozen.
+// ghosts frozen and alternating.
 class MpiKokkosChain : public ::testing::TestWithParam<const char *> {};
 
 TEST_P(MpiKokkosChain, MakesTheHostDecisionsOnTwoRanks)
@@ -38,6 +38,7 @@ TEST_P(MpiKokkosChain, MakesTheHostDecisionsOnTwoRanks)
   const bool npt = ensemble.rfind("npt", 0) == 0;
   std::string fix = npt ? LJ_NPT_FIX : (ensemble == "nvt_group" ? LJ_GROUP_FIX : LJ_FIX);
   if (ensemble.find("frozen") != std::string::npos) fix = with_frozen_ghosts(fix.c_str());
+  if (ensemble.find("alternate") != std::string::npos) fix = with_frozen_ghosts(fix.c_str(), "alternate");
   ChainResult host, kk;
   {
     LammpsSession s({}, nullptr);
@@ -62,7 +63,8 @@ TEST_P(MpiKokkosChain, MakesTheHostDecisionsOnTwoRanks)
 }
 
 INSTANTIATE_TEST_SUITE_P(Ensembles, MpiKokkosChain,
-                         ::testing::Values("nvt", "npt", "nvt_group", "nvt_frozen", "npt_frozen"),
+                         ::testing::Values("nvt", "npt", "nvt_group", "nvt_frozen", "npt_frozen", "nvt_alternate",
+                                           "npt_alternate"),
                          [](const ::testing::TestParamInfo<const char *> &info) { return std::string(info.param); });
 
 // Mixed precision (pair terms in float, relative to each cell): on 2 ranks the chain of the
