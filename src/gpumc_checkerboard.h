@@ -162,6 +162,30 @@ GPUMC_INLINE bool domain_image_cell(const DomainBlock &b, const int l[3], int sh
   return any;
 }
 
+// Offset (-1, 0 or 1 per dimension) of neighbour w (0..26) of a cell: w = 0 is the cell itself,
+// then the other 26.
+GPUMC_INLINE void checker_neighbour_offset(int w, int off[3])
+{
+  const int v = w == 0 ? 13 : (w <= 13 ? w - 1 : w);
+  off[0] = v % 3 - 1;
+  off[1] = (v / 3) % 3 - 1;
+  off[2] = v / 9 - 1;
+}
+
+// Neighbour w (checker_neighbour_offset's order) of local cell l, in n; whether it is a cell of the
+// block itself (not of the layer around it): where the engines look for an image's owner.
+GPUMC_INLINE bool domain_block_neighbour(const DomainBlock &b, const int l[3], int w, int n[3])
+{
+  int off[3];
+  checker_neighbour_offset(w, off);
+  bool in_block = true;
+  for (int d = 0; d < 3; d++) {
+    n[d] = l[d] + off[d];
+    in_block = in_block && n[d] >= 1 && n[d] <= b.count[d];
+  }
+  return in_block;
+}
+
 // The position of the atom whose periodic image lies at p with the shift of domain_image_cell,
 // and back: image = owner + shift * box length, as LAMMPS's Comm places a periodic image (the
 // same rounding).
@@ -232,16 +256,6 @@ GPUMC_INLINE int checker_active_cell(const CheckerGrid &g, int colour, int a, in
 GPUMC_INLINE int checker_wrap(int c, int n)
 {
   return (c + n) % n;
-}
-
-// Offset (-1, 0 or 1 per dimension) of neighbour w (0..26) of a cell: w = 0 is the cell itself,
-// then the other 26.
-GPUMC_INLINE void checker_neighbour_offset(int w, int off[3])
-{
-  const int v = w == 0 ? 13 : (w <= 13 ? w - 1 : w);
-  off[0] = v % 3 - 1;
-  off[1] = (v / 3) % 3 - 1;
-  off[2] = v / 9 - 1;
 }
 
 // Neighbour w (0..26) of cell c0 (checker_neighbour_offset's order); off gets its offset, the flat

@@ -64,14 +64,8 @@ void DomainCheckerboard::build(const DomainBlock &block, int nowned, int nall, c
 int DomainCheckerboard::owned_entry_near(int64_t tag, const int l[3]) const
 {
   for (int w = 0; w < 27; w++) {
-    int off[3], n[3];
-    checker_neighbour_offset(w, off);
-    bool in_block = true;
-    for (int d = 0; d < 3; d++) {
-      n[d] = l[d] + off[d];
-      in_block = in_block && n[d] >= 1 && n[d] <= block_.count[d];
-    }
-    if (!in_block) continue;
+    int n[3];
+    if (!domain_block_neighbour(block_, l, w, n)) continue;
     const int c = local_cell(n);
     const auto first = entries_.begin() + start_[c], last = first + owned_count_[c];    // by ID
     const auto at = std::lower_bound(first, last, tag, [](const Entry &e, int64_t t) { return e.tag < t; });

@@ -87,14 +87,8 @@ struct DomainCellsFunctor {
     int lo[3];
     domain_cell(d.block, true, owner_at, lo);
     for (int w = 0; w < 27; w++) {
-      int off[3], n[3];
-      checker_neighbour_offset(w, off);
-      bool in_block = true;
-      for (int q = 0; q < 3; q++) {
-        n[q] = lo[q] + off[q];
-        in_block = in_block && n[q] >= 1 && n[q] <= d.block.count[q];
-      }
-      if (!in_block) continue;
+      int n[3];
+      if (!domain_block_neighbour(d.block, lo, w, n)) continue;
       const int nc = (n[2] * d.g.n[1] + n[1]) * d.g.n[0] + n[0], base = nc * d.cap;
       for (int s = 0; s < d.count(nc); s++) {
         const int j = d.atom(base + s);
