@@ -97,18 +97,19 @@ GPUMC_INLINE bool checker_grid(const CounterRNG &rng, uint64_t sweep, const doub
 // sweep).
 // images[d] (frozen or alternating ghosts, one rank along d): the layer of cells along d holds
 // this rank's own periodic images, which the engines move with their atoms after each colour
-// (domain_image_cell), so that no layer needs to be still along d.
+// (domain_image_shifts), so that no layer needs to be still along d.
 struct DomainBlock {
   CheckerGrid grid;
   int first[3], count[3], lowest[3], moving[3], images[3];
   double sublo[3], subhi[3];
 };
 
-// With frozen ghosts: the whole cells (0 or 1 along each dimension, draw (sweep, ~0, 2)) by which
-// the system moves beside the grid's shift, so that the translation is uniform in two cells. A
-// shift within one cell would leave every subdomain wall inside the still layer at the upper walls,
-// and no atom would ever cross it; within two, every point is outside that layer with probability
-// at least 1/2. (Uniform in a whole block would move half the atoms between ranks every time.)
+// With one grid per invocation (frozen or alternating ghosts): the whole cells (0 or 1 along each
+// dimension, draw (sweep, ~0, 2)) by which the system moves beside the grid's shift, so that the
+// translation is uniform in two cells. A shift within one cell would leave every subdomain wall
+// inside the still layer at the upper walls (frozen ghosts), and no atom would ever cross it;
+// within two, every point is outside that layer with probability at least 1/2. (Uniform in a
+// whole block would move half the atoms between ranks every time.)
 GPUMC_INLINE void domain_extra_cells(const CounterRNG &rng, uint64_t sweep, int k[3])
 {
   const auto r = rng.bits(sweep, ~0ULL, 2);
@@ -144,22 +145,39 @@ GPUMC_INLINE bool domain_cell(const DomainBlock &b, bool owned, const double x[3
   return inside;
 }
 
-// Whether the atoms of local cell l (domain_cell's coordinates) may be periodic images of the
-// rank's own atoms: l lies in the layer along some dimension whose layer holds images
-// (block.images), the images' shift in box lengths being shift[d] (-1 below the block, +1 above,
-// 0 along the others). Whether one is (its ID owned here, not the image of another rank's atom)
-// the engines answer by looking for its ID among the owned atoms in the cells around its owner's
-// position (domain_owner_position: the owner's cell, or a neighbour by round-off).
-GPUMC_INLINE bool domain_image_cell(const DomainBlock &b, const int l[3], int shift[3])
+// The shifts (in box lengths per dimension, not all 0) under which a ghost in local cell l
+// (domain_cell's coordinates) may be a periodic image of one of the rank's own atoms, along the
+// sides whose layers hold images (block.images): -1 in the layer below the block, +1 in the layer
+// above, and in the block's first (last) cell 0 or -1 (+1), for an image that round-off put on the
+// wall (LAMMPS's x - box length can round to the box's lower bound). Returns how many (at most 7)
+// it wrote to shifts. Whether a ghost is such an image (its ID owned here, not another rank's
+// atom) the engines answer by looking for its ID among the owned atoms in the cells around its
+// owner's position (domain_owner_position: the owner's cell, or a neighbour by round-off).
+GPUMC_INLINE int domain_image_shifts(const DomainBlock &b, const int l[3], int shifts[7][3])
 {
-  bool any = false;
+  int options[3][2], noptions[3];
   for (int d = 0; d < 3; d++) {
-    shift[d] = 0;
+    noptions[d] = 1;
+    options[d][0] = 0;
     if (!b.images[d]) continue;
-    shift[d] = l[d] < 1 ? -1 : (l[d] > b.count[d] ? 1 : 0);
-    any = any || shift[d] != 0;
+    if (l[d] < 1) {
+      options[d][0] = -1;
+    } else if (l[d] > b.count[d]) {
+      options[d][0] = 1;
+    } else if (l[d] == 1 || l[d] == b.count[d]) {
+      options[d][noptions[d]++] = l[d] == 1 ? -1 : 1;
+    }
   }
-  return any;
+  int n = 0;
+  for (int i = 0; i < noptions[0]; i++)
+    for (int j = 0; j < noptions[1]; j++)
+      for (int k = 0; k < noptions[2]; k++) {
+        const int s[3] = {options[0][i], options[1][j], options[2][k]};
+        if (s[0] == 0 && s[1] == 0 && s[2] == 0) continue;
+        for (int d = 0; d < 3; d++) shifts[n][d] = s[d];
+        n++;
+      }
+  return n;
 }
 
 // Offset (-1, 0 or 1 per dimension) of neighbour w (0..26) of a cell: w = 0 is the cell itself,
@@ -186,7 +204,7 @@ GPUMC_INLINE bool domain_block_neighbour(const DomainBlock &b, const int l[3], i
   return in_block;
 }
 
-// The position of the atom whose periodic image lies at p with the shift of domain_image_cell,
+// The position of the atom whose periodic image lies at p with a shift of domain_image_shifts,
 // and back: image = owner + shift * box length, as LAMMPS's Comm places a periodic image (the
 // same rounding).
 GPUMC_INLINE void domain_owner_position(const DomainBlock &b, const int shift[3], const double image[3],

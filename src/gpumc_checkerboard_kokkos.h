@@ -373,7 +373,8 @@ struct CheckerDecideFunctor {
     const int cell = d.active_cell(colour, a, c0, key);
     if (cell < 0) return;
     const int n = d.count(cell);
-    if (n == 0) {    // (every cell is active in one colour of a sweep: its sums are set here)
+    if (n == 0) {    // (a cell's sums are set where it is active; those of a domain block's cells that
+                     // are not, in its still layers, are cleared by domain_build and domain_set_tried_cells)
       Kokkos::single(Kokkos::PerTeam(tm), [&]() {
         d.du(cell) = 0.0;
         d.accepted(cell) = d.trials(cell) = 0;

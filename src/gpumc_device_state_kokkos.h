@@ -283,9 +283,9 @@ struct CheckerData {
   bool domain = false;
   DomainBlock block;
   View<int64_t *> order_key;
-  // per cell slot of the layer (block.images): the owned atom whose periodic image the slot's atom
-  // is, or -1 (DomainCellsFunctor's TagFindImages)
-  View<int *> image_owner;
+  // per cell slot (block.images): the owned atom whose periodic image the slot's atom is, or -1, and
+  // the image's shift (DomainCellsFunctor's TagFindImages)
+  View<int *> image_owner, image_shift;
 
   // The a-th active cell of a colour: its stored coordinates c and index (returned; -1 past the
   // colour's last cell, which on a rank's block depends on the colour), and the global cell that

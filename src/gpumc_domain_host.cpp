@@ -81,19 +81,21 @@ void DomainCheckerboard::find_images()
   for (l[2] = 0; l[2] < ext_[2]; l[2]++)
     for (l[1] = 0; l[1] < ext_[1]; l[1]++)
       for (l[0] = 0; l[0] < ext_[0]; l[0]++) {
-        Image image;
-        if (!domain_image_cell(block_, l, image.shift)) continue;
+        int shifts[7][3];
+        const int nshifts = domain_image_shifts(block_, l, shifts);
         const int c = local_cell(l);
-        for (int k = start_[c]; k < start_[c + 1]; k++) {
-          const double at[3] = {xs_[k], ys_[k], zs_[k]};
-          double owner_at[3];
-          domain_owner_position(block_, image.shift, at, owner_at);
-          int owner_cell[3];
-          domain_cell(block_, true, owner_at, owner_cell);
-          image.entry = k;
-          image.owner = owned_entry_near(entries_[k].tag, owner_cell);
-          if (image.owner >= 0) images_.push_back(image);
-        }
+        for (int k = start_[c] + owned_count_[c]; k < start_[c + 1] && nshifts > 0; k++)    // the ghosts
+          for (int s = 0; s < nshifts; s++) {
+            const double at[3] = {xs_[k], ys_[k], zs_[k]};
+            double owner_at[3];
+            domain_owner_position(block_, shifts[s], at, owner_at);
+            int owner_cell[3];
+            domain_cell(block_, true, owner_at, owner_cell);
+            const int owner = owned_entry_near(entries_[k].tag, owner_cell);
+            if (owner < 0) continue;
+            images_.push_back(Image{k, owner, {shifts[s][0], shifts[s][1], shifts[s][2]}});
+            break;
+          }
       }
 }
 

@@ -63,6 +63,7 @@ void DeviceSystem<DeviceType>::domain_build(const DomainBlock &block, int nowned
   domain_images_ = block.images[0] || block.images[1] || block.images[2];
   if (domain_images_) {
     kk::reuse_or_allocate(cb_.image_owner, "gpumc:domain_image_owner", (size_t) ncells * cb_.cap);
+    kk::reuse_or_allocate(cb_.image_shift, "gpumc:domain_image_shift", (size_t) ncells * cb_.cap);
     f.d = cb_;
     Kokkos::parallel_for("gpumc:domain_find_images",
                          Kokkos::RangePolicy<ExecSpace, typename F::TagFindImages>(0, ncells * cb_.cap), f);
@@ -78,7 +79,7 @@ void DeviceSystem<DeviceType>::domain_refresh_ghosts()
   const int nslots = (int) cb_.atom.extent(0);
   Kokkos::parallel_for("gpumc:domain_refresh",
                        light(Kokkos::RangePolicy<ExecSpace, typename F::TagRefresh>(0, nslots)),
-                       F{cb_, domain_tag_, 0});
+                       F{cb_, domain_tag_, domain_nowned_});
 }
 
 template <class DeviceType>

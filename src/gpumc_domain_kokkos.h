@@ -64,38 +64,45 @@ struct DomainCellsFunctor {
       d.stype(base + rank) = (short) d.type(v);
     });
   }
-  // over every slot: a ghost's staged position from its current one
+  // over every slot: a ghost's staged position from its current one (a ghost, not a cell of the
+  // layer: round-off can put a ghost in a cell of the block)
   KOKKOS_INLINE_FUNCTION void operator()(TagRefresh, const int k) const
   {
     const int cell = k / d.cap;
-    if (k - cell * d.cap >= d.count(cell) || d.in_block(cell)) return;
+    if (k - cell * d.cap >= d.count(cell) || d.atom(k) < nowned) return;
     stage(cell, k, d.atom(k));
   }
   // over every slot: whether its atom is a periodic image of an owned atom (block.images), found
-  // by its ID among the owned atoms of its owner's cell and the cells around it (round-off)
+  // by its ID among the owned atoms of its owner's cell and the cells around it (round-off); the
+  // owner, and the image's shift as (s0 + 1) + 3 (s1 + 1) + 9 (s2 + 1)
   KOKKOS_INLINE_FUNCTION void operator()(TagFindImages, const int k) const
   {
     d.image_owner(k) = -1;
     const int cell = k / d.cap;
-    int l[3], shift[3];
-    d.cell_coords(cell, l);
-    if (k - cell * d.cap >= d.count(cell) || !domain_image_cell(d.block, l, shift)) return;
+    if (k - cell * d.cap >= d.count(cell)) return;
     const int i = d.atom(k);
+    if (i < nowned) return;
+    int l[3], shifts[7][3];
+    d.cell_coords(cell, l);
+    const int nshifts = domain_image_shifts(d.block, l, shifts);
     const double at[3] = {d.x(i, 0), d.x(i, 1), d.x(i, 2)};
-    double owner_at[3];
-    domain_owner_position(d.block, shift, at, owner_at);
-    int lo[3];
-    domain_cell(d.block, true, owner_at, lo);
-    for (int w = 0; w < 27; w++) {
-      int n[3];
-      if (!domain_block_neighbour(d.block, lo, w, n)) continue;
-      const int nc = (n[2] * d.g.n[1] + n[1]) * d.g.n[0] + n[0], base = nc * d.cap;
-      for (int s = 0; s < d.count(nc); s++) {
-        const int j = d.atom(base + s);
-        if (j >= nowned) break;    // owned atoms come first
-        if (tag(j) == tag(i)) {
-          d.image_owner(k) = j;
-          return;
+    for (int s = 0; s < nshifts; s++) {
+      double owner_at[3];
+      domain_owner_position(d.block, shifts[s], at, owner_at);
+      int lo[3];
+      domain_cell(d.block, true, owner_at, lo);
+      for (int w = 0; w < 27; w++) {
+        int n[3];
+        if (!domain_block_neighbour(d.block, lo, w, n)) continue;
+        const int nc = (n[2] * d.g.n[1] + n[1]) * d.g.n[0] + n[0], base = nc * d.cap;
+        for (int t = 0; t < d.count(nc); t++) {
+          const int j = d.atom(base + t);
+          if (j >= nowned) break;    // owned atoms come first
+          if (tag(j) == tag(i)) {
+            d.image_owner(k) = j;
+            d.image_shift(k) = (shifts[s][0] + 1) + 3 * (shifts[s][1] + 1) + 9 * (shifts[s][2] + 1);
+            return;
+          }
         }
       }
     }
@@ -106,10 +113,8 @@ struct DomainCellsFunctor {
   {
     const int owner = d.image_owner(k);
     if (owner < 0) return;
-    const int cell = k / d.cap, i = d.atom(k);
-    int l[3], shift[3];
-    d.cell_coords(cell, l);
-    domain_image_cell(d.block, l, shift);
+    const int cell = k / d.cap, i = d.atom(k), code = d.image_shift(k);
+    const int shift[3] = {code % 3 - 1, (code / 3) % 3 - 1, code / 9 - 1};
     const double owner_at[3] = {d.x(owner, 0), d.x(owner, 1), d.x(owner, 2)};
     double at[3];
     domain_image_position(d.block, shift, owner_at, at);

@@ -119,7 +119,8 @@ namespace GPUMC {
   // each colour. With frozen ghosts the grid of an invocation's first sweep serves all its sweeps
   // (until a volume move), the layer of cells at each block's upper walls is not tried (along the
   // sides that several ranks split), and the ghosts are not refreshed: every ghost that a trial
-  // reads lies in another rank's still layer. Alternating ghosts are frozen ghosts whose still
+  // reads lies in another rank's still layer or is one of the rank's own periodic images, which
+  // its engine moves with their atoms. Alternating ghosts are frozen ghosts whose still
   // layers move between the upper and the lower walls from sweep to sweep, the ghosts refreshed
   // between sweeps (alternate_still_layer).
   // The system is translated back by finish(). This class is the driver that every backend

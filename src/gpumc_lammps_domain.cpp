@@ -45,8 +45,9 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
                              comm->procgrid))
       grid_error(box);
     // the grid's shift becomes a translation of the system, the grid's origin the box's corner;
-    // with frozen ghosts, by up to one whole cell more (less than two cells in all, within a block
-    // of at least two, so that exchange still moves atoms one subdomain at most)
+    // with one grid (frozen or alternating ghosts), by up to one whole cell more (less than two
+    // cells in all, within a block of at least two, so that exchange still moves atoms one
+    // subdomain at most)
     int cells[3] = {0, 0, 0};
     if (one_grid()) {
       for (int d = 0; d < 3; d++) frozen_cells_check(g, d);
@@ -79,9 +80,9 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
 
 // Alternating ghosts: along each side that several ranks split, the still layer at the upper or
 // the lower walls, the k-th such side taking the side of bit k of the sweep's number (every
-// combination in 2, 4 or 8 sweeps), with the ghosts refreshed in between. A trial then reads ghosts
-// of the other ranks' still layers only, as with frozen ghosts, and every cell moves in one sweep
-// of 2, 4 or 8 at least. (The sides depend on the sweep's number alone, not on the configuration:
+// combination in 2, 4 or 8 sweeps), with the ghosts refreshed in between. A trial then reads only
+// ghosts of the other ranks' still layers and the rank's own images (moved after each colour), as
+// with frozen ghosts, and every cell moves in one sweep of 2, 4 or 8 at least. (The sides depend on the sweep's number alone, not on the configuration:
 // each sweep leaves the Boltzmann distribution invariant.)
 void GPUMC::DomainSweeps::alternate_still_layer(uint64_t sweep)
 {

@@ -75,6 +75,14 @@ inline const std::string &lj_data()
   return file;
 }
 
+// the LJ mixture in a box of 9 fcc cells: 6 checkerboard cells per side, so 3 per rank where 2
+// ranks split a side (a block whose first cell is odd, and still layers that leave 2 cells)
+inline std::string lj_wide_setup()
+{
+  return "units lj\natom_style atomic\nlattice fcc 0.8442\nregion box block 0 9 0 9 0 9\ncreate_box 2 box\n"
+         "create_atoms 1 box\nmass * 1.0\nset type 1 type/fraction 2 0.25 8\n" + std::string(LJ_PAIRS);
+}
+
 inline std::string lj_setup()
 {
   return "units lj\natom_style atomic\nread_data " + lj_data() + "\n" + LJ_PAIRS;

@@ -101,8 +101,8 @@ bool one_grid(const std::string &name)
 // gave chi2 = 83.4, and 80.5 with three times the samples: correlated samples, not a bias, which
 // would have grown; 50 apart, 41.0 for 42 degrees of freedom.) Its seed is its own: at 2024, 10
 // apart, the Lennard-Jones case on 2 ranks gave 77.3 against 76.2, and seeds 11, 12, 13 gave 33.7,
-// 39.0, 46.9. With alternating ghosts every cell moves in every other sweep: samples 25 sweeps
-// apart, as on one process.
+// 39.0, 46.9. With alternating ghosts on 2 ranks every cell moves in every other sweep: samples 25
+// sweeps apart, as on one process.
 TEST_P(ByAlgorithm, TwoParticlePairDistance)
 {
   const bool grid_per_invocation = one_grid(GetParam());

@@ -374,6 +374,13 @@ TEST(MpiErrors, UnsupportedSetupsNameTheProblem)
     const std::string err = s.error_of(with_frozen_ghosts(LJ_FIX) + "run 1");
     if (world_rank() == 0) EXPECT_NE(err.find("at least 2 checkerboard cells per process"), std::string::npos) << err;
   }
+  {
+    LammpsSession s({}, &group.comm);
+    s.cmd(std::string("processors 4 1 1\n") + setup);
+    const std::string err = s.error_of(with_frozen_ghosts(LJ_FIX, "alternate") + "run 1");
+    if (world_rank() == 0)
+      EXPECT_NE(err.find("ghosts alternate needs at least 2 checkerboard cells per process"), std::string::npos) << err;
+  }
   // four ranks along x: the cells per side (at least rc = 4 wide, box 13.4) would have to be a
   // multiple of 4; one rank still runs (two cells)
   LammpsSession s({}, &group.comm);
