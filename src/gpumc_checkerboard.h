@@ -102,6 +102,7 @@ struct DomainBlock {
   CheckerGrid grid;
   int first[3], count[3], lowest[3], moving[3], images[3];
   double sublo[3], subhi[3];
+  GPUMC_INLINE bool any_images() const { return images[0] || images[1] || images[2]; }
 };
 
 // With one grid per invocation (frozen or alternating ghosts): the whole cells (0 or 1 along each

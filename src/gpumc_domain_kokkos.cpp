@@ -60,8 +60,7 @@ void DeviceSystem<DeviceType>::domain_build(const DomainBlock &block, int nowned
   Kokkos::parallel_for("gpumc:domain_fill", Kokkos::RangePolicy<ExecSpace, typename F::TagFill>(0, nall), f);
   Kokkos::parallel_for("gpumc:domain_sort",
                        Kokkos::TeamPolicy<ExecSpace, typename F::TagSort>(ncells, on_host() ? 1 : 64), f);
-  domain_images_ = block.images[0] || block.images[1] || block.images[2];
-  if (domain_images_) {
+  if (block.any_images()) {
     kk::reuse_or_allocate(cb_.image_owner, "gpumc:domain_image_owner", (size_t) ncells * cb_.cap);
     kk::reuse_or_allocate(cb_.image_shift, "gpumc:domain_image_shift", (size_t) ncells * cb_.cap);
     f.d = cb_;
@@ -100,7 +99,7 @@ template <class DeviceType>
 void DeviceSystem<DeviceType>::domain_colours(const int order[8], double beta, double dmax, const CounterRNG &rng,
                                               uint64_t sweep, const std::function<void()> &after_colour)
 {
-  if (!domain_images_) {
+  if (!cb_.block.any_images()) {
     checker_colours(order, domain_room_, beta, dmax, rng, sweep, after_colour);
     return;
   }

@@ -82,8 +82,9 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
 // the lower walls, the k-th such side taking the side of bit k of the sweep's number (every
 // combination in 2, 4 or 8 sweeps), with the ghosts refreshed in between. A trial then reads only
 // ghosts of the other ranks' still layers and the rank's own images (moved after each colour), as
-// with frozen ghosts, and every cell moves in one sweep of 2, 4 or 8 at least. (The sides depend on the sweep's number alone, not on the configuration:
-// each sweep leaves the Boltzmann distribution invariant.)
+// with frozen ghosts, and every cell moves in one sweep of 2, 4 or 8 at least. (The sides depend
+// on the sweep's number alone, not on the configuration: each sweep leaves the Boltzmann
+// distribution invariant.)
 void GPUMC::DomainSweeps::alternate_still_layer(uint64_t sweep)
 {
   if (ghosts_stale_) ghosts_anew();

@@ -190,7 +190,6 @@ class DeviceSystem {
   kk::CheckerSizes domain_room_{0, 0};    // the sizes of the block's cells (domain_build)
   View<int64_t *> domain_tag_;
   int domain_nowned_ = 0;
-  bool domain_images_ = false;    // the block's layer holds own periodic images (block.images)
   View<kk::CheckerSizes> cb_sizes_;   // the last sweep's sizes
   View<kk::CheckerSums> cb_sums_;
   View<kk::CheckerSums> domain_pending_;    // domain_add_sweep_sums
