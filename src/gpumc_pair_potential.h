@@ -183,19 +183,26 @@ GPUMC_INLINE PairDistance<Real> pair_distance(Real rsq)
   return d;
 }
 
+// lj/cut's energy from 1/r^2, morse's from r: LAMMPS's expressions.
+template <class Real>
+GPUMC_INLINE Real lj_energy_unshifted(const PairCoeffT<Real> &p, Real r2inv)
+{
+  const Real r6inv = r2inv * r2inv * r2inv;
+  return r6inv * (p.a * r6inv - p.b);
+}
+template <class Real>
+GPUMC_INLINE Real morse_energy_unshifted(const PairCoeffT<Real> &p, Real r)
+{
+  const Real dexp = real_exp(-p.b * (r - p.c));
+  return p.a * (dexp * dexp - Real(2) * dexp);
+}
+
 // The two kinds of the classic decks, from r^2 alone (PairsLJMorse kernels).
 template <class Real>
 GPUMC_INLINE Real lj_morse_energy_unshifted(const PairCoeffT<Real> &p, Real rsq)
 {
-  if (p.kind == PAIR_LJ_CUT) {
-    const Real r2inv = Real(1) / rsq;
-    const Real r6inv = r2inv * r2inv * r2inv;
-    return r6inv * (p.a * r6inv - p.b);
-  }
-  if (p.kind == PAIR_MORSE) {
-    const Real dexp = real_exp(-p.b * (real_sqrt(rsq) - p.c));
-    return p.a * (dexp * dexp - Real(2) * dexp);
-  }
+  if (p.kind == PAIR_LJ_CUT) return lj_energy_unshifted(p, Real(1) / rsq);
+  if (p.kind == PAIR_MORSE) return morse_energy_unshifted(p, real_sqrt(rsq));
   return Real(0);
 }
 
@@ -230,8 +237,9 @@ GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, const PairDis
 {
   switch (p.kind) {
     case PAIR_NONE: return Real(0);
-    case PAIR_LJ_CUT:
-    case PAIR_MORSE: return lj_morse_energy_unshifted(p, d.rsq);
+    // (1/r^2 from the distance's 1/r: no second division beside the other terms of a pair)
+    case PAIR_LJ_CUT: return lj_energy_unshifted(p, d.rinv * d.rinv);
+    case PAIR_MORSE: return morse_energy_unshifted(p, d.r);
     case PAIR_BORN: {
       const Real r2inv = d.rinv * d.rinv;
       const Real r6inv = r2inv * r2inv * r2inv;
