@@ -17,7 +17,8 @@ s^2 x trials / N (frozen ghosts try fewer atoms per sweep), the fraction of atom
 and the production's loop time t, whence s^2 t. Figures are means +- standard errors over the
 runs; ratios are against the first setting.
 
-Writes <out>/ghosts-efficiency-<date>-<system>.json and .md. Usage:
+Writes <out>/ghosts-efficiency-<date>-<system>.json and .md, after every run (those of a script
+stopped part-way say so). Usage:
   bench/ghosts_efficiency.py --lmp build/lmp [--mpirun 'mpirun'] [--settings 2:refresh:10,2:frozen:10,2:frozen:50]
                              [--system lj|sio2] [--n CELLS] [--kokkos] [--runs 2] [--sweeps 10000] [--out DIR]
 """
@@ -77,6 +78,46 @@ def main():
     pairs = "".join(l for l in lines if l.startswith(("pair_", "comm_modify")))
     precision = f" precision {args.precision}" if args.kokkos else ""
     records = []
+    def write(complete):
+        """The JSON and the table of the runs so far (after each run: a run cut short by a time limit
+        keeps those before it)."""
+        date = datetime.date.today().isoformat()
+        os.makedirs(args.out, exist_ok=True)
+        stem = os.path.join(args.out, f"ghosts-efficiency-{date}-{args.system}")
+        with open(stem + ".json", "w") as f:
+            json.dump(dict(system=args.system, kokkos=args.kokkos, precision=args.precision if args.kokkos else "double",
+                           mpirun=args.mpirun, device=args.device, records=records), f, indent=1)
+        rows = {}
+        for key in settings:
+            g = [x for x in records if (x["processes"], x["ghosts"], x["sweeps_per_invocation"]) == key]
+            if not g:
+                continue
+            rows[key] = {k: mean_se([x[k] for x in g]) for k in ("mean", "tau_sweeps", "per_sweep", "per_trial", "tried",
+                                                                 "merit")}
+        base = rows[settings[0]]
+        what = (f"/kk styles, {args.precision} precision, one GPU per process" if args.kokkos else "host styles") + \
+            (f", {args.device}" if args.device else "")
+        lines = [f"# Statistics of ghosts frozen, {args.system}, N = {records[0]['natoms']}, {date}", "",
+                 f"`bench/ghosts_efficiency.py --system {args.system}`: {what}, `{args.mpirun}`; {args.runs} independent "
+                 f"runs per setting of {args.sweeps} production sweeps from one equilibrated state, pe sampled once per "
+                 "invocation (at least every 10 sweeps). s^2: squared standard error of <U>/N from one run (var 2 tau_int "
+                 "/ n); lower s^2 x sweeps, s^2 x trials / N and s^2 t (t: the production's loop time) are better. Ratios "
+                 "against the first setting (errors of independent means)." +
+                 ("" if complete else f" Incomplete: {len(records)} of {args.runs * len(settings)} runs made."), "",
+                 "| processes | ghosts | sweeps per invocation | tried | <U>/N | tau_int (sweeps) | s^2 x sweeps | ratio | "
+                 "s^2 x trials / N | ratio | s^2 t | ratio |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        for (np, ghosts, sps), v in rows.items():
+            cells = []
+            for k in ("per_sweep", "per_trial", "merit"):
+                rr = ratio(v[k], base[k])
+                cells.append(f"{v[k][0]:.3g} +- {v[k][1]:.2g} | {rr[0]:.2f} +- {rr[1]:.2f}")
+            lines.append(f"| {np} | {ghosts} | {sps} | {v['tried'][0]:.3f} | {v['mean'][0]:.5f} +- {v['mean'][1]:.5f} | "
+                         f"{v['tau_sweeps'][0]:.3g} +- {v['tau_sweeps'][1]:.2g} | " + " | ".join(cells) + " |")
+        with open(stem + ".md", "w") as f:
+            f.write("\n".join(lines) + "\n")
+        if complete:
+            print("\n".join(lines))
+
     with tempfile.TemporaryDirectory() as work:
         data = os.path.join(work, "start.data")
         fix = "gpumc/nvt 10 {} 99 algorithm checkerboard" + precision
@@ -106,39 +147,9 @@ def main():
                 print(f"run {r}: {np} processes, ghosts {ghosts}, {sps} sweeps per invocation: <U>/N "
                       f"{rec['mean']:.6f}, tau {rec['tau_sweeps']:.3g} sweeps, s2 x sweeps {rec['per_sweep']:.3g}, "
                       f"tried {tried:.3f}, s2 t {rec['merit']:.3g}", flush=True)
+                write(False)
 
-    date = datetime.date.today().isoformat()
-    os.makedirs(args.out, exist_ok=True)
-    stem = os.path.join(args.out, f"ghosts-efficiency-{date}-{args.system}")
-    with open(stem + ".json", "w") as f:
-        json.dump(dict(system=args.system, kokkos=args.kokkos, precision=args.precision if args.kokkos else "double",
-                       mpirun=args.mpirun, device=args.device, records=records), f, indent=1)
-    rows = {}
-    for key in settings:
-        g = [x for x in records if (x["processes"], x["ghosts"], x["sweeps_per_invocation"]) == key]
-        rows[key] = {k: mean_se([x[k] for x in g]) for k in ("mean", "tau_sweeps", "per_sweep", "per_trial", "tried",
-                                                             "merit")}
-    base = rows[settings[0]]
-    what = (f"/kk styles, {args.precision} precision, one GPU per process" if args.kokkos else "host styles") + \
-        (f", {args.device}" if args.device else "")
-    lines = [f"# Statistics of ghosts frozen, {args.system}, N = {records[0]['natoms']}, {date}", "",
-             f"`bench/ghosts_efficiency.py --system {args.system}`: {what}, `{args.mpirun}`; {args.runs} independent "
-             f"runs per setting of {args.sweeps} production sweeps from one equilibrated state, pe sampled once per "
-             "invocation (at least every 10 sweeps). s^2: squared standard error of <U>/N from one run (var 2 tau_int "
-             "/ n); lower s^2 x sweeps, s^2 x trials / N and s^2 t (t: the production's loop time) are better. Ratios "
-             "against the first setting (errors of independent means).", "",
-             "| processes | ghosts | sweeps per invocation | tried | <U>/N | tau_int (sweeps) | s^2 x sweeps | ratio | "
-             "s^2 x trials / N | ratio | s^2 t | ratio |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    for (np, ghosts, sps), v in rows.items():
-        cells = []
-        for k in ("per_sweep", "per_trial", "merit"):
-            rr = ratio(v[k], base[k])
-            cells.append(f"{v[k][0]:.3g} +- {v[k][1]:.2g} | {rr[0]:.2f} +- {rr[1]:.2f}")
-        lines.append(f"| {np} | {ghosts} | {sps} | {v['tried'][0]:.3f} | {v['mean'][0]:.5f} +- {v['mean'][1]:.5f} | "
-                     f"{v['tau_sweeps'][0]:.3g} +- {v['tau_sweeps'][1]:.2g} | " + " | ".join(cells) + " |")
-    with open(stem + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write(True)
 
 
 if __name__ == "__main__":
