@@ -109,6 +109,61 @@ def main():
         cases.append(("sio2-morse-weak", lambda g: tuple(small * k for k in WEAK_GRIDS[g]),
                       lambda g: " ".join(map(str, WEAK_GRIDS[g])), 10, 20, 100))
 
+    def write(complete):
+        """The JSON and the tables of the GPU counts measured so far (after each: a script stopped by a
+        time limit keeps what it measured)."""
+        os.makedirs(args.out, exist_ok=True)
+        stem = os.path.join(args.out, f"gpu-scaling-{date}")
+        with open(stem + ".json", "w") as f:
+            json.dump(records, f, indent=1)
+        lines = [f"# Multi-GPU scaling of the /kk checkerboard, {date}", "",
+                 f"Device: {args.device or 'not given'}. LAMMPS 4Feb2025 + USER-GPUMC (KOKKOS, CUDA), one MPI rank per "
+                 f"GPU; median of {args.repeats} run(s) per figure, over LAMMPS's loop time. Speedup and efficiency "
+                 "against the fewest GPUs (weak scaling: rate per GPU against 1 GPU's); comm: share of the sweeps' wall "
+                 "time (rank 0) moving atoms between ranks (exchange) and copying ghosts (borders; once per sweep, or "
+                 "once per invocation with ghosts frozen), and refreshing ghosts after each colour. Ghosts: the fix's "
+                 "setting; tried: atoms tried per sweep over all atoms (less than 1 with ghosts frozen). The Monte Carlo "
+                 f"runs use run_style {args.run_style}." +
+                 ("" if complete else " Incomplete: the script stopped before its last measurement."), "",
+                 "| system | N | GPUs | precision | ghosts | tried | MC trial moves/s | sweeps/s | MC speedup | "
+                 "MC efficiency | exchange | borders | ghost refresh | MD steps/s | MD speedup |",
+                 "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+        def value(system, n, g, metric, precision=None, ghosts=None):
+            for r in records:
+                if (r["system"], r["n_atoms"], r["gpus"], r["metric"]) == (system, n, g, metric) and \
+                        (precision is None or r["precision"] == precision) and (ghosts is None or r["ghosts"] == ghosts):
+                    return r["value"]
+            return None
+        for system in dict.fromkeys(r["system"] for r in records):
+            weak = system.endswith("weak")
+            sizes = [None] if weak else list(dict.fromkeys(r["n_atoms"] for r in records if r["system"] == system))
+            for n0 in sizes:
+                for precision in precisions:
+                    rows = [r for r in records if r["system"] == system and r["metric"] == "moves_per_s" and
+                            r["precision"] == precision and (weak or r["n_atoms"] == n0)]
+                    if not rows:
+                        continue
+                    base, g0 = rows[0], rows[0]["gpus"]
+                    base_md = value(system, base["n_atoms"], g0, "md_steps_per_s")
+                    for r in rows:
+                        k = r["gpus"] / g0
+                        speed = r["value"] / base["value"]
+                        md = value(system, r["n_atoms"], r["gpus"], "md_steps_per_s")
+                        md_speed = md / base_md * (k if weak else 1.0)
+                        mode = r["ghosts"]
+                        exchange = value(system, r["n_atoms"], r["gpus"], "exchange_share", precision, mode)
+                        borders = value(system, r["n_atoms"], r["gpus"], "borders_share", precision, mode)
+                        ghost = value(system, r["n_atoms"], r["gpus"], "ghost_share", precision, mode)
+                        tried = value(system, r["n_atoms"], r["gpus"], "tried_fraction", precision, mode)
+                        sweeps_s = value(system, r["n_atoms"], r["gpus"], "sweeps_per_s", precision, mode)
+                        lines.append(f"| {system} | {r['n_atoms']} | {r['gpus']} | {precision} | {mode} | {tried:.2f} | "
+                                     f"{r['value']:.3g} | {sweeps_s:.3g} | {speed:.2f} | {speed / k:.0%} | "
+                                     f"{exchange:.0%} | {borders:.0%} | {ghost:.0%} | {md:.3g} | {md_speed:.2f} |")
+        with open(stem + ".md", "w") as f:
+            f.write("\n".join(lines) + "\n")
+        if complete:
+            print("\n".join(lines))
+
     with tempfile.TemporaryDirectory() as workdir:
         for system, sites, grid, sweeps, steps, md_steps in cases:
             sweeps = args.sweeps or sweeps
@@ -145,56 +200,9 @@ def main():
                     md.append(md_steps / loop_time(out))
                 add(system, "LAMMPS KOKKOS MD (fix nvt, 1 fs)", "double", natoms, g, "md_steps_per_s", median(md),
                     "timesteps/s")
+                write(False)
 
-    os.makedirs(args.out, exist_ok=True)
-    stem = os.path.join(args.out, f"gpu-scaling-{date}")
-    with open(stem + ".json", "w") as f:
-        json.dump(records, f, indent=1)
-    lines = [f"# Multi-GPU scaling of the /kk checkerboard, {date}", "",
-             f"Device: {args.device or 'not given'}. LAMMPS 4Feb2025 + USER-GPUMC (KOKKOS, CUDA), one MPI rank per "
-             f"GPU; median of {args.repeats} run(s) per figure, over LAMMPS's loop time. Speedup and efficiency "
-             "against the fewest GPUs (weak scaling: rate per GPU against 1 GPU's); comm: share of the sweeps' wall "
-             "time (rank 0) moving atoms between ranks (exchange) and copying ghosts (borders; once per sweep, or "
-             "once per invocation with ghosts frozen), and refreshing ghosts after each colour. Ghosts: the fix's "
-             "setting; tried: atoms tried per sweep over all atoms (less than 1 with ghosts frozen). The Monte Carlo "
-             f"runs use run_style {args.run_style}.", "",
-             "| system | N | GPUs | precision | ghosts | tried | MC trial moves/s | sweeps/s | MC speedup | "
-             "MC efficiency | exchange | borders | ghost refresh | MD steps/s | MD speedup |",
-             "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
-    def value(system, n, g, metric, precision=None, ghosts=None):
-        for r in records:
-            if (r["system"], r["n_atoms"], r["gpus"], r["metric"]) == (system, n, g, metric) and \
-                    (precision is None or r["precision"] == precision) and (ghosts is None or r["ghosts"] == ghosts):
-                return r["value"]
-        return None
-    for system in dict.fromkeys(r["system"] for r in records):
-        weak = system.endswith("weak")
-        sizes = [None] if weak else list(dict.fromkeys(r["n_atoms"] for r in records if r["system"] == system))
-        for n0 in sizes:
-            for precision in precisions:
-                rows = [r for r in records if r["system"] == system and r["metric"] == "moves_per_s" and
-                        r["precision"] == precision and (weak or r["n_atoms"] == n0)]
-                if not rows:
-                    continue
-                base, g0 = rows[0], rows[0]["gpus"]
-                base_md = value(system, base["n_atoms"], g0, "md_steps_per_s")
-                for r in rows:
-                    k = r["gpus"] / g0
-                    speed = r["value"] / base["value"]
-                    md = value(system, r["n_atoms"], r["gpus"], "md_steps_per_s")
-                    md_speed = md / base_md * (k if weak else 1.0)
-                    mode = r["ghosts"]
-                    exchange = value(system, r["n_atoms"], r["gpus"], "exchange_share", precision, mode)
-                    borders = value(system, r["n_atoms"], r["gpus"], "borders_share", precision, mode)
-                    ghost = value(system, r["n_atoms"], r["gpus"], "ghost_share", precision, mode)
-                    tried = value(system, r["n_atoms"], r["gpus"], "tried_fraction", precision, mode)
-                    sweeps_s = value(system, r["n_atoms"], r["gpus"], "sweeps_per_s", precision, mode)
-                    lines.append(f"| {system} | {r['n_atoms']} | {r['gpus']} | {precision} | {mode} | {tried:.2f} | "
-                                 f"{r['value']:.3g} | {sweeps_s:.3g} | {speed:.2f} | {speed / k:.0%} | "
-                                 f"{exchange:.0%} | {borders:.0%} | {ghost:.0%} | {md:.3g} | {md_speed:.2f} |")
-    with open(stem + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write(True)
 
 
 if __name__ == "__main__":
