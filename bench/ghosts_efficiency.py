@@ -78,10 +78,11 @@ def main():
     pairs = "".join(l for l in lines if l.startswith(("pair_", "comm_modify")))
     precision = f" precision {args.precision}" if args.kokkos else ""
     records = []
+    date = datetime.date.today().isoformat()
+
     def write(complete):
         """The JSON and the table of the runs so far (after each run: a run cut short by a time limit
         keeps those before it)."""
-        date = datetime.date.today().isoformat()
         os.makedirs(args.out, exist_ok=True)
         stem = os.path.join(args.out, f"ghosts-efficiency-{date}-{args.system}")
         with open(stem + ".json", "w") as f:

@@ -14,7 +14,8 @@ invocation, still layers at the subdomains' upper walls along the sides that sev
 communication between sweeps), and the fraction of the atoms tried per sweep is reported.
 
 Writes <out>/gpu-scaling-<date>.json (records {system, algorithm, precision, n_atoms, gpus, metric,
-value, unit, device, date}) and <out>/gpu-scaling-<date>.md. Usage:
+value, unit, device, date}) and <out>/gpu-scaling-<date>.md, after each GPU count (those of a script
+stopped part-way say so). Usage:
   bench/gpu_scaling.py --lmp build/lmp [--gpus 1,2,4] [--mpirun 'mpirun --allow-run-as-root']
 """
 

@@ -237,7 +237,8 @@ GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, const PairDis
 {
   switch (p.kind) {
     case PAIR_NONE: return Real(0);
-    // (1/r^2 from the distance's 1/r: no second division beside the other terms of a pair)
+    // (1/r^2 from the distance's 1/r: no second division beside the other terms of a pair; the host's
+    // shortcut for a lone lj/cut term below divides, the same to round-off)
     case PAIR_LJ_CUT: return lj_energy_unshifted(p, d.rinv * d.rinv);
     case PAIR_MORSE: return morse_energy_unshifted(p, d.r);
     case PAIR_BORN: {

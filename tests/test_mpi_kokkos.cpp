@@ -1,5 +1,5 @@
-// The /kk styles on several MPI ranks (run with mpirun -np 2; on a GPU machine both ranks share
-// the GPU): the Kokkos engine sweeps each rank's block of LAMMPS's decomposition, with CommKokkos
+// The /kk styles on several MPI ranks (run with mpirun -np 2 or -np 4; on a GPU machine the ranks
+// share the GPU): the Kokkos engine sweeps each rank's block of LAMMPS's decomposition, with CommKokkos
 // moving the atoms, and makes the host styles' decisions on the same ranks (double precision);
 // in mixed precision it tracks the one-process /kk chain. Rank 0 takes part in every run and
 // compares.
