@@ -14,7 +14,9 @@ tried per sweep is reported. One MPI rank per core: run it on a machine with at 
 as the largest rank count.
 
 Writes <out>/mpi-scaling-<date>.json (records {system, algorithm, n_atoms, ranks, metric, value,
-unit, device, date}) and <out>/mpi-scaling-<date>.md. Usage:
+unit, device, date}) and <out>/mpi-scaling-<date>.md, after each rank count (those of a script stopped
+part-way say so). The Monte Carlo runs use run_style gpumc (LAMMPS's forces only on output timesteps)
+unless --run-style says otherwise. Usage:
   bench/mpi_scaling.py --lmp build/lmp [--ranks 1,2,4,8,16] [--out bench/results] [--repeats 3]
 """
 
@@ -76,7 +78,8 @@ def measure_mc(args, workdir, setup, mc, ghosts, sweeps, steps, ranks):
     for _ in range(args.repeats):
         # a first run sets the chain up (start energy, first exchange), the second is measured
         out = run(args.mpirun, ranks, args.lmp,
-                  setup + mc.format(sweeps=sweeps, ghosts=ghosts) + f"thermo {steps}\nrun 1\nrun {steps}\n", workdir)
+                  setup + mc.format(sweeps=sweeps, ghosts=ghosts) + f"run_style {args.run_style}\nthermo {steps}\n"
+                  f"run 1\nrun {steps}\n", workdir)
         trials.append(measured_trials(out))
         rates.append(trials[-1] / loop_time(out))
     return median(rates), median(trials)
@@ -100,6 +103,8 @@ def main():
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--only", default="strong-lj,strong-sio2,weak-lj")
     p.add_argument("--ghosts", default="refresh,frozen", help="the fix's ghosts settings run on several ranks")
+    p.add_argument("--run-style", default="gpumc", help="run_style of the Monte Carlo runs (gpumc: LAMMPS's forces "
+                   "only on output timesteps; verlet: every timestep)")
     p.add_argument("--sweeps", type=int, default=0, help="sweeps per timestep (invocation) of every case, instead "
                    "of each case's own (2 for strong scaling, 10 for weak)")
     args = p.parse_args()
@@ -114,6 +119,44 @@ def main():
         records.append({"system": system, "algorithm": algorithm, "n_atoms": n, "ranks": r, "metric": metric,
                         "value": value, "unit": unit, "device": device, "date": date, "ghosts": ghosts})
         print(f"{system} N={n} ranks={r}: {algorithm} {metric} {value:.4g} {unit}", flush=True)
+
+    def write(complete):
+        """The JSON and the table of the rank counts measured so far (after each: a script stopped by a
+        time limit keeps what it measured)."""
+        os.makedirs(args.out, exist_ok=True)
+        stem = os.path.join(args.out, f"mpi-scaling-{date}")
+        with open(stem + ".json", "w") as f:
+            json.dump(records, f, indent=1)
+        lines = [f"# MPI scaling of the host checkerboard, {date}", "",
+                 f"Device: {device}. LAMMPS 4Feb2025 + USER-GPUMC with MPI, one rank per core; median of "
+                 f"{args.repeats} runs per figure, over LAMMPS's loop time. Speedup and efficiency against 1 rank "
+                 "(weak scaling: rate per rank against 1 rank's). Ghosts: the fix's setting on several ranks; tried: "
+                 "atoms tried per sweep over all atoms (less than 1 with ghosts frozen: the still layers). The Monte Carlo "
+                 f"runs use run_style {args.run_style}." +
+                 ("" if complete else " Incomplete: the script stopped before its last measurement."), "",
+                 "| system | N | ranks | ghosts | tried | MC trial moves/s | MC speedup | MC efficiency | MD steps/s | "
+                 "MD speedup |",
+                 "|---|---|---|---|---|---|---|---|---|---|"]
+        for system in dict.fromkeys(r["system"] for r in records):
+            mc = [r for r in records if r["system"] == system and r["metric"] == "moves_per_s"]
+            tried = {(r["ranks"], r["ghosts"]): r["value"] for r in records
+                     if r["system"] == system and r["metric"] == "tried_fraction"}
+            md = {r["ranks"]: r["value"] for r in records if r["system"] == system and r["metric"] == "md_steps_per_s"}
+            base_mc, base_md = mc[0]["value"], md[mc[0]["ranks"]]
+            weak = system.endswith("weak")
+            for r in mc:
+                k = r["ranks"] / mc[0]["ranks"]
+                speed = r["value"] / base_mc
+                md_speed = md[r["ranks"]] / base_md
+                eff = speed / k
+                # weak scaling: MD's steps/s of the k times larger system, against 1 rank's, is its efficiency
+                lines.append(f"| {system} | {r['n_atoms']} | {r['ranks']} | {r['ghosts']} | "
+                             f"{tried[(r['ranks'], r['ghosts'])]:.2f} | {r['value']:.3g} | {speed:.2f} | {eff:.0%} | "
+                             f"{md[r['ranks']]:.3g} | {md_speed:.2f}{' (efficiency ' + format(md_speed, '.0%') + ')' if weak else ''} |")
+        with open(stem + ".md", "w") as f:
+            f.write("\n".join(lines) + "\n")
+        if complete:
+            print("\n".join(lines))
 
     with tempfile.TemporaryDirectory() as workdir:
         cases = []
@@ -140,38 +183,9 @@ def main():
                         "atoms tried per sweep / atoms", ghosts)
                 add(system, "LAMMPS MD (fix nvt)", natoms, r, "md_steps_per_s",
                     measure_md(args, workdir, setup(r), md, md_steps, r), "timesteps/s")
+                write(False)
 
-    os.makedirs(args.out, exist_ok=True)
-    stem = os.path.join(args.out, f"mpi-scaling-{date}")
-    with open(stem + ".json", "w") as f:
-        json.dump(records, f, indent=1)
-    lines = [f"# MPI scaling of the host checkerboard, {date}", "",
-             f"Device: {device}. LAMMPS 4Feb2025 + USER-GPUMC with MPI, one rank per core; median of "
-             f"{args.repeats} runs per figure, over LAMMPS's loop time. Speedup and efficiency against 1 rank "
-             "(weak scaling: rate per rank against 1 rank's). Ghosts: the fix's setting on several ranks; tried: "
-             "atoms tried per sweep over all atoms (less than 1 with ghosts frozen: the still layers).", "",
-             "| system | N | ranks | ghosts | tried | MC trial moves/s | MC speedup | MC efficiency | MD steps/s | "
-             "MD speedup |",
-             "|---|---|---|---|---|---|---|---|---|---|"]
-    for system in dict.fromkeys(r["system"] for r in records):
-        mc = [r for r in records if r["system"] == system and r["metric"] == "moves_per_s"]
-        tried = {(r["ranks"], r["ghosts"]): r["value"] for r in records
-                 if r["system"] == system and r["metric"] == "tried_fraction"}
-        md = {r["ranks"]: r["value"] for r in records if r["system"] == system and r["metric"] == "md_steps_per_s"}
-        base_mc, base_md = mc[0]["value"], md[mc[0]["ranks"]]
-        weak = system.endswith("weak")
-        for r in mc:
-            k = r["ranks"] / mc[0]["ranks"]
-            speed = r["value"] / base_mc
-            md_speed = md[r["ranks"]] / base_md
-            eff = speed / k
-            # weak scaling: MD's steps/s of the k times larger system, against 1 rank's, is its efficiency
-            lines.append(f"| {system} | {r['n_atoms']} | {r['ranks']} | {r['ghosts']} | "
-                         f"{tried[(r['ranks'], r['ghosts'])]:.2f} | {r['value']:.3g} | {speed:.2f} | {eff:.0%} | "
-                         f"{md[r['ranks']]:.3g} | {md_speed:.2f}{' (efficiency ' + format(md_speed, '.0%') + ')' if weak else ''} |")
-    with open(stem + ".md", "w") as f:
-        f.write("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    write(True)
 
 
 if __name__ == "__main__":
