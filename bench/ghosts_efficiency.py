@@ -25,7 +25,6 @@ stopped part-way say so). Usage:
 
 import argparse
 import datetime
-import json
 import os
 import re
 import subprocess
@@ -33,7 +32,7 @@ import sys
 import tempfile
 
 from efficiency import analyse, mean_se, production_pe, ratio
-from lammps_bench import LJ_SETUP, SIO2_SETUP, loop_time
+from lammps_bench import LJ_SETUP, SIO2_SETUP, loop_time, save_results
 
 SYSTEMS = {"lj": dict(setup=LJ_SETUP + "pair_modify shift yes\ncomm_modify cutoff 3.0\n", T=0.85, n=15, per_atom=True),
            "sio2": dict(setup=SIO2_SETUP, T=4000.0, n=71, per_atom=False)}
@@ -83,11 +82,8 @@ def main():
     def write(complete):
         """The JSON and the table of the runs so far (after each run: a run cut short by a time limit
         keeps those before it)."""
-        os.makedirs(args.out, exist_ok=True)
-        stem = os.path.join(args.out, f"ghosts-efficiency-{date}-{args.system}")
-        with open(stem + ".json", "w") as f:
-            json.dump(dict(system=args.system, kokkos=args.kokkos, precision=args.precision if args.kokkos else "double",
-                           mpirun=args.mpirun, device=args.device, records=records), f, indent=1)
+        result = dict(system=args.system, kokkos=args.kokkos, precision=args.precision if args.kokkos else "double",
+                      mpirun=args.mpirun, device=args.device, records=records)
         rows = {}
         for key in settings:
             g = [x for x in records if (x["processes"], x["ghosts"], x["sweeps_per_invocation"]) == key]
@@ -114,8 +110,7 @@ def main():
                 cells.append(f"{v[k][0]:.3g} +- {v[k][1]:.2g} | {rr[0]:.2f} +- {rr[1]:.2f}")
             lines.append(f"| {np} | {ghosts} | {sps} | {v['tried'][0]:.3f} | {v['mean'][0]:.5f} +- {v['mean'][1]:.5f} | "
                          f"{v['tau_sweeps'][0]:.3g} +- {v['tau_sweeps'][1]:.2g} | " + " | ".join(cells) + " |")
-        with open(stem + ".md", "w") as f:
-            f.write("\n".join(lines) + "\n")
+        save_results(args.out, f"ghosts-efficiency-{date}-{args.system}", result, lines)
         if complete:
             print("\n".join(lines))
 

@@ -21,14 +21,13 @@ stopped part-way say so). Usage:
 
 import argparse
 import datetime
-import json
 import os
 import re
 import subprocess
 import sys
 import tempfile
 
-from lammps_bench import SIO2_SETUP, loop_time, median
+from lammps_bench import INCOMPLETE, SIO2_SETUP, loop_time, median, save_results
 
 # processor grid of the weak-scaling runs: each GPU holds a 71^3 block of sites
 WEAK_GRIDS = {1: (1, 1, 1), 2: (1, 1, 2), 4: (1, 2, 2), 8: (2, 2, 2)}
@@ -113,10 +112,6 @@ def main():
     def write(complete):
         """The JSON and the tables of the GPU counts measured so far (after each: a script stopped by a
         time limit keeps what it measured)."""
-        os.makedirs(args.out, exist_ok=True)
-        stem = os.path.join(args.out, f"gpu-scaling-{date}")
-        with open(stem + ".json", "w") as f:
-            json.dump(records, f, indent=1)
         lines = [f"# Multi-GPU scaling of the /kk checkerboard, {date}", "",
                  f"Device: {args.device or 'not given'}. LAMMPS 4Feb2025 + USER-GPUMC (KOKKOS, CUDA), one MPI rank per "
                  f"GPU; median of {args.repeats} run(s) per figure, over LAMMPS's loop time. Speedup and efficiency "
@@ -125,7 +120,7 @@ def main():
                  "once per invocation with ghosts frozen), and refreshing ghosts after each colour. Ghosts: the fix's "
                  "setting; tried: atoms tried per sweep over all atoms (less than 1 with ghosts frozen). The Monte Carlo "
                  f"runs use run_style {args.run_style}." +
-                 ("" if complete else " Incomplete: the script stopped before its last measurement."), "",
+                 ("" if complete else INCOMPLETE), "",
                  "| system | N | GPUs | precision | ghosts | tried | MC trial moves/s | sweeps/s | MC speedup | "
                  "MC efficiency | exchange | borders | ghost refresh | MD steps/s | MD speedup |",
                  "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
@@ -160,8 +155,7 @@ def main():
                         lines.append(f"| {system} | {r['n_atoms']} | {r['gpus']} | {precision} | {mode} | {tried:.2f} | "
                                      f"{r['value']:.3g} | {sweeps_s:.3g} | {speed:.2f} | {speed / k:.0%} | "
                                      f"{exchange:.0%} | {borders:.0%} | {ghost:.0%} | {md:.3g} | {md_speed:.2f} |")
-        with open(stem + ".md", "w") as f:
-            f.write("\n".join(lines) + "\n")
+        save_results(args.out, f"gpu-scaling-{date}", records, lines)
         if complete:
             print("\n".join(lines))
 

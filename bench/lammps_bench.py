@@ -1,5 +1,6 @@
 """Pieces the benchmark scripts share: the benchmark systems and running LAMMPS on them."""
 
+import json
 import os
 import re
 import subprocess
@@ -84,6 +85,20 @@ def loop_times(output):
 def loop_time(output):
     """Seconds of the last run's loop."""
     return loop_times(output)[-1]
+
+
+# the note of a results table written before its script finished (a device's time limit)
+INCOMPLETE = " Incomplete: the script stopped before its last measurement."
+
+
+def save_results(out, stem, data, lines):
+    """<out>/<stem>.json (data) and <out>/<stem>.md (lines): written after each measurement, so a
+    script stopped part-way keeps what it measured."""
+    os.makedirs(out, exist_ok=True)
+    with open(os.path.join(out, stem + ".json"), "w") as f:
+        json.dump(data, f, indent=1)
+    with open(os.path.join(out, stem + ".md"), "w") as f:
+        f.write("\n".join(lines) + "\n")
 
 
 def median(values):

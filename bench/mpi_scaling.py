@@ -22,7 +22,6 @@ unless --run-style says otherwise. Usage:
 
 import argparse
 import datetime
-import json
 import os
 import platform
 import re
@@ -30,7 +29,7 @@ import subprocess
 import sys
 import tempfile
 
-from lammps_bench import SIO2_SETUP, loop_time, median
+from lammps_bench import INCOMPLETE, SIO2_SETUP, loop_time, median, save_results
 
 LJ_BLOCK = """units lj
 atom_style atomic
@@ -123,17 +122,13 @@ def main():
     def write(complete):
         """The JSON and the table of the rank counts measured so far (after each: a script stopped by a
         time limit keeps what it measured)."""
-        os.makedirs(args.out, exist_ok=True)
-        stem = os.path.join(args.out, f"mpi-scaling-{date}")
-        with open(stem + ".json", "w") as f:
-            json.dump(records, f, indent=1)
         lines = [f"# MPI scaling of the host checkerboard, {date}", "",
                  f"Device: {device}. LAMMPS 4Feb2025 + USER-GPUMC with MPI, one rank per core; median of "
                  f"{args.repeats} runs per figure, over LAMMPS's loop time. Speedup and efficiency against 1 rank "
                  "(weak scaling: rate per rank against 1 rank's). Ghosts: the fix's setting on several ranks; tried: "
                  "atoms tried per sweep over all atoms (less than 1 with ghosts frozen: the still layers). The Monte Carlo "
                  f"runs use run_style {args.run_style}." +
-                 ("" if complete else " Incomplete: the script stopped before its last measurement."), "",
+                 ("" if complete else INCOMPLETE), "",
                  "| system | N | ranks | ghosts | tried | MC trial moves/s | MC speedup | MC efficiency | MD steps/s | "
                  "MD speedup |",
                  "|---|---|---|---|---|---|---|---|---|---|"]
@@ -153,8 +148,7 @@ def main():
                 lines.append(f"| {system} | {r['n_atoms']} | {r['ranks']} | {r['ghosts']} | "
                              f"{tried[(r['ranks'], r['ghosts'])]:.2f} | {r['value']:.3g} | {speed:.2f} | {eff:.0%} | "
                              f"{md[r['ranks']]:.3g} | {md_speed:.2f}{' (efficiency ' + format(md_speed, '.0%') + ')' if weak else ''} |")
-        with open(stem + ".md", "w") as f:
-            f.write("\n".join(lines) + "\n")
+        save_results(args.out, f"mpi-scaling-{date}", records, lines)
         if complete:
             print("\n".join(lines))
 
