@@ -241,7 +241,7 @@ void FixGpumcNVT::init()
                    who, box.len[d], table->cut_max);
   if (ghosts != GPUMC::Ghosts::REFRESH && algorithm != ALGORITHM_CHECKERBOARD)
     error->all(FLERR, "{}: ghosts {} is an option of algorithm checkerboard on several processes", who,
-               ghosts == GPUMC::Ghosts::FROZEN ? "frozen" : "alternate");
+               GPUMC::ghosts_name(ghosts));
   if (mixed_precision && !kokkosable)
     error->all(FLERR, "{}: precision mixed is an option of the Kokkos style {}/kk", who, style);
   if (mixed_precision && algorithm != ALGORITHM_CHECKERBOARD)

@@ -111,6 +111,11 @@ namespace GPUMC {
 
   // How the ghosts follow their owners' moves on several ranks (the fixes' keyword ghosts).
   enum class Ghosts { REFRESH, FROZEN, ALTERNATE };
+  // The keyword's value for a setting, as the error messages name it.
+  inline const char *ghosts_name(Ghosts g)
+  {
+    return g == Ghosts::REFRESH ? "refresh" : (g == Ghosts::FROZEN ? "frozen" : "alternate");
+  }
 
   // Checkerboard sweeps on several MPI ranks, over LAMMPS's own spatial decomposition
   // (gpumc_lammps_domain.cpp). Each sweep translates the system by its grid shift and lets

@@ -216,7 +216,7 @@ void GPUMC::DomainSweeps::frozen_cells_check(const gpumc::CheckerGrid &g, int d)
   if (count < 2)
     lmp_->error->all(FLERR, "{}: ghosts {} needs at least 2 checkerboard cells per process along each side "
                      "(here {} along dimension {}, cells {} wide); use fewer processes or ghosts refresh",
-                     who_, ghosts_ == Ghosts::FROZEN ? "frozen" : "alternate", count, "xyz"[d], g.w[d]);
+                     who_, ghosts_name(ghosts_), count, "xyz"[d], g.w[d]);
 }
 
 void GPUMC::DomainSweeps::refresh_borders()
