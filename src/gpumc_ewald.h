@@ -165,14 +165,25 @@ GPUMC_INLINE void ewald_phase(int m, double s, double &re, double &im)
 }
 
 // q x y z of the phases x, y, z of a position along the three dimensions: its term in S for the
-// wave vector whose phases they are
+// wave vector whose phases they are. In two steps, x y and then q (x y) z, so that wave vectors
+// with the same m along x and y can share the first.
+GPUMC_INLINE void ewald_phase_xy(double x_re, double x_im, double y_re, double y_im, double &xy_re, double &xy_im)
+{
+  xy_re = x_re * y_re - x_im * y_im;
+  xy_im = x_re * y_im + x_im * y_re;
+}
+GPUMC_INLINE void ewald_phase_xyz(double xy_re, double xy_im, double z_re, double z_im, double q, double &t_re,
+                                  double &t_im)
+{
+  t_re = q * (xy_re * z_re - xy_im * z_im);
+  t_im = q * (xy_re * z_im + xy_im * z_re);
+}
 GPUMC_INLINE void ewald_phase_product(double x_re, double x_im, double y_re, double y_im, double z_re, double z_im,
                                       double q, double &t_re, double &t_im)
 {
-  const double xy_re = x_re * y_re - x_im * y_im;
-  const double xy_im = x_re * y_im + x_im * y_re;
-  t_re = q * (xy_re * z_re - xy_im * z_im);
-  t_im = q * (xy_re * z_im + xy_im * z_re);
+  double xy_re, xy_im;
+  ewald_phase_xy(x_re, x_im, y_re, y_im, xy_re, xy_im);
+  ewald_phase_xyz(xy_re, xy_im, z_re, z_im, q, t_re, t_im);
 }
 
 // exp(2 pi i m s_d) of one position for m = -kmax_d..kmax_d along each dimension, from which the

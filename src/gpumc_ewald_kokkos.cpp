@@ -12,6 +12,20 @@
 
 namespace gpumc {
 
+namespace {
+// The device's wave vectors: LAMMPS's, in rows along z (by m along x, then y, then z), so that
+// consecutive wave vectors share their phases along x and y (kk::EwaldBatchFunctor keeps them).
+// Sums over them differ from those in LAMMPS's order by round-off.
+std::vector<EwaldVector> device_wave_vectors(const EwaldSettings &s, const double len[3])
+{
+  std::vector<EwaldVector> kvec = ewald_vectors(s, len);
+  std::sort(kvec.begin(), kvec.end(), [](const EwaldVector &a, const EwaldVector &b) {
+    return std::lexicographical_compare(a.m, a.m + 3, b.m, b.m + 3);
+  });
+  return kvec;
+}
+}    // namespace
+
 template <class DeviceType>
 void DeviceSystem<DeviceType>::upload_wave_vectors(kk::EwaldData<DeviceType> &e, const std::vector<EwaldVector> &kvec)
 {
@@ -50,7 +64,7 @@ void DeviceSystem<DeviceType>::ensure_ewald()
   double lo[3], len[3];
   fetch_box(lo, len);
   ensure_cells();
-  kvec_ = ewald_vectors(table_.ewald, box_len_);
+  kvec_ = device_wave_vectors(table_.ewald, box_len_);
   upload_wave_vectors(ew_, kvec_);
   ewald_structure_factors(ew_);
   ewald_stale_ = false;
@@ -117,7 +131,7 @@ void DeviceSystem<DeviceType>::ewald_chain_evaluate(int count, int64_t end)
   using Batch = kk::EwaldBatchFunctor<DeviceType>;
   const int teams = (int) ew_.part_pair.extent(0), pairs = count * (count - 1) / 2;
   Kokkos::parallel_for("gpumc:ewald_chain_batch",
-                       light(TeamPolicy(teams, Batch::team_size()))
+                       light(typename Batch::Policy(teams, Batch::team_size()))
                            .set_scratch_size(0, Kokkos::PerTeam(Batch::scratch_bytes())),
                        Batch{c_, ew_, chain_, 0, count, end});
   Kokkos::parallel_for("gpumc:ewald_chain_finish", light(TeamPolicy(pairs + count, on_host() ? 1 : 32)),
@@ -147,7 +161,7 @@ bool DeviceSystem<DeviceType>::ewald_volume_trial_energy(kk::EwaldData<DeviceTyp
   if (!h_counter(DC_TRIAL_ACTIVE)) return false;    // outside the allowed region, or the chain stopped
   auto h_scalar = Kokkos::create_mirror_view_and_copy(Kokkos::HostSpace(), c_.scalar);
   const double trial_len[3] = {h_scalar(DS_TRIAL_LEN), h_scalar(DS_TRIAL_LEN + 1), h_scalar(DS_TRIAL_LEN + 2)};
-  kvec = ewald_vectors(table_.ewald, trial_len);
+  kvec = device_wave_vectors(table_.ewald, trial_len);
   trial = ew_;
   if (same_wave_vectors(kvec, kvec_)) {
     trial.ug = View<double *>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_trial_ug"), kvec.size());

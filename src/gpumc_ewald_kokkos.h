@@ -82,19 +82,45 @@ KOKKOS_INLINE_FUNCTION void batch_pair(int p, int &a, int &m)
   a = p - m * (m - 1) / 2;
 }
 
+// A phase (Re and Im, adjacent) at p: one 16-byte load on a GPU
+KOKKOS_INLINE_FUNCTION void load_phase(const double *p, double &re, double &im)
+{
+#ifdef __CUDA_ARCH__
+  const double2 v = *reinterpret_cast<const double2 *>(p);
+  re = v.x;
+  im = v.y;
+#else
+  re = p[0];
+  im = p[1];
+#endif
+}
+
+// Row r of move j's phase table (EwaldData::phase, or phase_by_move if by_move; written by
+// team_phases)
+template <class DeviceType>
+KOKKOS_INLINE_FUNCTION void phase_entry(const EwaldData<DeviceType> &e, int j, int r, bool by_move, double &re,
+                                        double &im)
+{
+  load_phase(by_move ? &e.phase_by_move(j, r, 0) : &e.phase(r, j, 0), re, im);
+}
+
+// The rows of move j's phase tables for the wave vector m at its old (position 0) or new (1)
+// position: along x, y and z
+template <class DeviceType>
+KOKKOS_INLINE_FUNCTION int phase_row(const EwaldData<DeviceType> &e, int position, int d, int m)
+{
+  const int w = 2 * e.kmax + 1;
+  return 3 * w * position + d * w + e.kmax + m;
+}
+
 // Move j's term in S for the wave vector m at its old (position 0) or new (1) position, from the
-// batch's phase tables (EwaldData::phase, or phase_by_move if by_move; written by team_phases)
+// batch's phase tables
 template <class DeviceType>
 KOKKOS_INLINE_FUNCTION void batch_term(const EwaldData<DeviceType> &e, int j, int position, const int m[3], double q,
                                        double &re, double &im, bool by_move = false)
 {
-  const int w = 2 * e.kmax + 1, base = 3 * w * position + e.kmax;
-  const int r[3] = {base + m[0], base + w + m[1], base + 2 * w + m[2]};
   double p[6];
-  for (int d = 0; d < 3; d++) {
-    p[2 * d] = by_move ? e.phase_by_move(j, r[d], 0) : e.phase(r[d], j, 0);
-    p[2 * d + 1] = by_move ? e.phase_by_move(j, r[d], 1) : e.phase(r[d], j, 1);
-  }
+  for (int d = 0; d < 3; d++) phase_entry(e, j, phase_row(e, position, d, m[d]), by_move, p[2 * d], p[2 * d + 1]);
   ewald_phase_product(p[0], p[1], p[2], p[3], p[4], p[5], q, re, im);
 }
 
@@ -123,11 +149,19 @@ KOKKOS_INLINE_FUNCTION void team_phases(const Member &team, const EwaldData<Devi
 // for rows past the batch's moves; from its phase tables) into scratch, then adds up
 //   per move m:          ug (|S + delta_m|^2 - |S|^2)          (its own change of E_recip)
 //   per pair of moves:   ug Re(conj(delta_a) delta_m)           (half the coupling of a and m)
-// over its range, in a fixed order. The pairs form a symmetric Gram matrix, tiled over the team: a
-// thread holds an R x R block of it in registers, rows ta, ta + G, ... and columns tm, tm + G, ...
-// (G = 64 / R: a warp reads consecutive deltas), for ta <= tm only (block (tm, ta) is its
-// transpose): G (G + 1) / 2 blocks, a whole 64 x 64 matrix on a host (one thread, R = 64). On a GPU
-// the team's other threads sum the moves' own changes meanwhile.
+// over its range, in a fixed order. The pairs form a symmetric Gram matrix, of which only the
+// upper triangle is summed.
+//
+// With FP64 tensor cores (CUDA, GPUMC_FP64_MMA) it is the product of sqrt(ug) delta with itself
+// (Re and Im parts as 2 STAGE steps of the inner dimension) in the 36 8 x 8 tiles of the upper
+// triangle, a group of six per warp (TILE_GROUPS) whose tiles share their blocks of moves: a
+// warp loads each block once per step and uses it as either factor (in the fragments of mma's A
+// and B a lane holds the same element). The first two warps sum the moves' own changes meanwhile,
+// then stage the next wave vectors (the staged ones are double-buffered). Otherwise a thread
+// holds an R x R block of the Gram matrix in registers, rows ta, ta + G, ... and columns tm,
+// tm + G, ... (G = 64 / R: a warp reads consecutive deltas), for ta <= tm only (block (tm, ta) is
+// its transpose): G (G + 1) / 2 blocks, a whole 64 x 64 matrix on a host (one thread, R = 64),
+// and the team's other threads sum the moves' own changes and stage the wave vectors.
 template <class DeviceType>
 struct EwaldBatchFunctor {
   using ExecSpace = typename DeviceType::execution_space;
@@ -135,8 +169,24 @@ struct EwaldBatchFunctor {
   static constexpr int ROWS = EWALD_BATCH_MAX;    // moves per batch, padded
   static constexpr int STAGE = 32;                // wave vectors staged at a time
   static constexpr bool host = Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible;
+#ifdef KOKKOS_ENABLE_CUDA
+  static constexpr bool mma = GPUMC_FP64_MMA && std::is_same<ExecSpace, Kokkos::Cuda>::value;
+#else
+  static constexpr bool mma = false;
+#endif
+  static constexpr int team_size() { return host ? 1 : 256; }
+  // two teams per multiprocessor (at most 128 registers a thread)
+  using Policy = Kokkos::TeamPolicy<ExecSpace, Kokkos::LaunchBounds<256, 2>>;
+  // register blocks (no tensor cores; 256 >= TILES + ROWS + STAGE: spare threads)
   static constexpr int R = host ? ROWS : 4, G = ROWS / R, TILES = G * (G + 1) / 2;
-  static constexpr int team_size() { return host ? 1 : 256; }    // (256 >= TILES + ROWS: spare threads)
+  // tensor-core tiles: warps OWN_WARPS.. take TILES_PER_WARP tiles each
+  static constexpr int OWN_WARPS = ROWS / 32, TILES_PER_WARP = 6, BLOCKS = ROWS / 8;
+  static_assert(ROWS == 64 && 256 / 32 - OWN_WARPS == 6, "TILE_GROUPS cover 64 moves with 6 warps");
+  // a scratch row of deltas (one wave vector's Re or Im parts of every move): padded for the
+  // tensor cores, so that the four rows of a half-warp's fragment loads fall on distinct banks
+  static constexpr int PITCH = mma ? ROWS + 4 : ROWS;
+  // a staged wave vector: ug, sqrt(ug), Re S, Im S (and its m, as ints)
+  static constexpr int WAVE = 4;
   CellData<DeviceType> c;
   EwaldData<DeviceType> e;
   BatchData<DeviceType> b;
@@ -144,10 +194,52 @@ struct EwaldBatchFunctor {
   int launched_count = 0;
   int64_t end = -1;
 
+  // The blocks (of 8 moves) of tile i of warp group w's tiles, row (side 0) and column (1): rows
+  // {0,1} x columns {5,6,7}, {2,3} x {5,6,7}, the triangle of {5,6,7}, and the rest in three groups
+  // of at most five blocks each.
+  KOKKOS_INLINE_FUNCTION static constexpr int tile_block(int w, int i, int side)
+  {
+    constexpr int groups[6][6][2] = {{{0, 5}, {0, 6}, {0, 7}, {1, 5}, {1, 6}, {1, 7}},
+                                     {{2, 5}, {2, 6}, {2, 7}, {3, 5}, {3, 6}, {3, 7}},
+                                     {{5, 5}, {5, 6}, {5, 7}, {6, 6}, {6, 7}, {7, 7}},
+                                     {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 1}},
+                                     {{1, 2}, {1, 3}, {1, 4}, {2, 2}, {2, 3}, {2, 4}},
+                                     {{3, 3}, {3, 4}, {4, 4}, {4, 5}, {4, 6}, {4, 7}}};
+    return groups[w][i][side];
+  }
+  KOKKOS_INLINE_FUNCTION static constexpr bool group_uses(int w, int block)
+  {
+    for (int i = 0; i < TILES_PER_WARP; i++)
+      if (tile_block(w, i, 0) == block || tile_block(w, i, 1) == block) return true;
+    return false;
+  }
+
   static size_t scratch_bytes()
   {
     using S = ScratchView<ExecSpace, double>;
-    return 2 * S::shmem_size(ROWS * STAGE) + S::shmem_size(3 * STAGE) + 2 * S::shmem_size(ROWS);
+    return S::shmem_size(2 * STAGE * PITCH) + S::shmem_size(2 * WAVE * STAGE) +
+        ScratchView<ExecSpace, int>::shmem_size(2 * 3 * STAGE) + 2 * S::shmem_size(ROWS);
+  }
+
+  // A stage of warp group W's tiles: rows, the stage's deltas; root_ug, its staged wave vectors'
+  // sqrt(ug) (stride WAVE)
+  template <int W>
+  KOKKOS_INLINE_FUNCTION void tile_stage(const double *rows, const double *root_ug, int lane,
+                                         double (&acc)[TILES_PER_WARP][2]) const
+  {
+    GPUMC_NO_UNROLL    // (six warps' code: unrolled, it missed the instruction cache)
+    for (int step = 0; step < 2 * STAGE / 4; step++) {
+      const int row = 4 * step + lane % 4;
+      const double u = root_ug[WAVE * (row % STAGE)];
+      const double *at = rows + row * PITCH + lane / 4;
+      double frag[BLOCKS];
+GPUMC_UNROLL
+      for (int block = 0; block < BLOCKS; block++)
+        if (group_uses(W, block)) frag[block] = u * at[8 * block];
+GPUMC_UNROLL
+      for (int i = 0; i < TILES_PER_WARP; i++)
+        warp_mma_8x8x4(frag[tile_block(W, i, 0)], frag[tile_block(W, i, 1)], acc[i][0], acc[i][1]);
+    }
   }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
@@ -157,11 +249,36 @@ struct EwaldBatchFunctor {
     int count;
     b.span(launched_first, launched_count, end, first, count);
     const int nteams = team.league_size(), t = team.league_rank(), tid = team.team_rank();
+    const int nthreads = team.team_size();
     const int k_begin = (int) ((long) e.nk * t / nteams), k_end = (int) ((long) e.nk * (t + 1) / nteams);
-    ScratchView<ExecSpace, double> d_re(team.team_scratch(0), ROWS * STAGE), d_im(team.team_scratch(0), ROWS * STAGE);
-    ScratchView<ExecSpace, double> wave(team.team_scratch(0), 3 * STAGE);    // ug, Re S, Im S
+    // Re of wave vector s's deltas in row s, Im in row STAGE + s
+    ScratchView<ExecSpace, double> delta(team.team_scratch(0), 2 * STAGE * PITCH);
+    ScratchView<ExecSpace, double> wave(team.team_scratch(0), 2 * WAVE * STAGE);    // two stages' worth
+    ScratchView<ExecSpace, int> wave_m(team.team_scratch(0), 2 * 3 * STAGE);
     ScratchView<ExecSpace, double> charge(team.team_scratch(0), ROWS);
     ScratchView<ExecSpace, double> own(team.team_scratch(0), ROWS);
+    // the threads that sum the moves' own changes and then stage the next wave vectors
+    const bool spare = nthreads >= TILES + ROWS + STAGE;
+    const int own_first = spare ? TILES : 0;    // (with the tensor cores: the first OWN_WARPS warps)
+    const int stage_first = mma ? 0 : spare ? TILES + ROWS : 0,
+              stage_threads = mma ? 32 * OWN_WARPS : spare ? nthreads - TILES - ROWS : nthreads;
+    // wave vectors k0.. (those past k_end zero: the tensor cores take whole stages) into buffer
+    auto stage_waves = [&](int k0, int buffer, int thread) {
+      for (int s = thread; s < STAGE; s += stage_threads) {
+        const int k = k0 + s;
+        double v[WAVE] = {0.0, 0.0, 0.0, 0.0};
+        int m[3] = {0, 0, 0};
+        if (k < k_end) {
+          v[0] = e.ug(k);
+          v[2] = e.s(k, 0);
+          v[3] = e.s(k, 1);
+          wave_vector(e, k, m);
+          v[1] = sqrt(v[0]);
+        }
+        for (int i = 0; i < WAVE; i++) wave(WAVE * (buffer * STAGE + s) + i) = v[i];
+        for (int d = 0; d < 3; d++) wave_m(3 * (buffer * STAGE + s) + d) = m[d];
+      }
+    };
     // (here and below every load before the stores: scratch and global memory may alias for the
     // compiler, which would otherwise wait for each load in turn)
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ROWS), [&](const int j) {
@@ -169,82 +286,148 @@ struct EwaldBatchFunctor {
       charge(j) = q;
       own(j) = 0.0;
     });
-    // block tid of the upper triangle, row by row
+    if (tid >= stage_first && tid < stage_first + stage_threads) stage_waves(k_begin, 0, tid - stage_first);
+    auto own_change = [&](const int j, const int n, const int buffer) {
+      double sum = own(j);
+      const int w0 = WAVE * buffer * STAGE;
+      for (int s = 0; s < n; s++)
+        sum += ewald_change(wave(w0 + WAVE * s), wave(w0 + WAVE * s + 2), wave(w0 + WAVE * s + 3),
+                            delta(s * PITCH + j), delta((STAGE + s) * PITCH + j));
+      own(j) = sum;
+    };
+    // register blocks: block tid of the upper triangle, row by row
     int ta = 0, tm = tid;
     while (ta < G && tm >= G - ta) {
       tm -= G - ta;
       ta++;
     }
     tm += ta;
-    const bool spare = team.team_size() >= TILES + ROWS;    // own changes by threads past the blocks
-    auto own_change = [&](const int j, const int n) {
-      double sum = own(j);
-      for (int s = 0; s < n; s++)
-        sum += ewald_change(wave(3 * s), wave(3 * s + 1), wave(3 * s + 2), d_re(s * ROWS + j), d_im(s * ROWS + j));
-      own(j) = sum;
-    };
-    double acc[R][R];
-    for (int i = 0; i < R; i++)
-      for (int j = 0; j < R; j++) acc[i][j] = 0.0;
-    for (int k0 = k_begin; k0 < k_end; k0 += STAGE) {
+    double acc[mma ? 1 : R][mma ? 1 : R];
+    for (int i = 0; i < (mma ? 1 : R); i++)
+      for (int j = 0; j < (mma ? 1 : R); j++) acc[i][j] = 0.0;
+    // tensor-core tiles; lane l's part of the inner dimension is l % 4, of a block of moves l / 4
+    const int warp = tid / 32, lane = tid % 32;
+    double tile_acc[mma ? TILES_PER_WARP : 1][2];
+    for (int i = 0; i < (mma ? TILES_PER_WARP : 1); i++) tile_acc[i][0] = tile_acc[i][1] = 0.0;
+    // the phase tables' rows of one move: (3 position + d) w + kmax + m, stride `row` doubles
+    const int w = 2 * e.kmax + 1, row = (int) e.phase.stride(0);
+    for (int k0 = k_begin, buffer = 0; k0 < k_end; k0 += STAGE, buffer ^= 1) {
       const int n = k_end - k0 < STAGE ? k_end - k0 : STAGE;
+      const int nstaged = mma ? STAGE : n;
       team.team_barrier();
-      Kokkos::parallel_for(Kokkos::TeamThreadRange(team, n), [&](const int s) {
-        const double v[3] = {e.ug(k0 + s), e.s(k0 + s, 0), e.s(k0 + s, 1)};
-        for (int i = 0; i < 3; i++) wave(3 * s + i) = v[i];
-      });
-      // deltas, LOADS per thread at a time
+      // deltas: a thread takes LOADS consecutive wave vectors of one move at a time (a warp's
+      // threads, consecutive moves of the same wave vectors), and keeps the x y part of the move's
+      // terms while m along x and y stays the same (the device's wave vectors come in rows along
+      // z: device_wave_vectors)
       constexpr int LOADS = 8;
-      const int nthreads = team.team_size(), items = ROWS * n;
-      for (int base = tid; base < items; base += LOADS * nthreads) {
-        int mk[LOADS][3];
-        for (int r = 0; r < LOADS; r++) {
-          const int i = base + r * nthreads;
-          if (i < items) wave_vector(e, k0 + i / ROWS, mk[r]);
-        }
-        for (int r = 0; r < LOADS; r++) {
-          const int i = base + r * nthreads, j = i % ROWS, s = i / ROWS;
-          if (i >= items) break;
-          double dre = 0.0, dim = 0.0;
-          if (j < count) {
-            double o_re, o_im, n_re, n_im;
-            batch_term(e, j, 0, mk[r], charge(j), o_re, o_im);
-            batch_term(e, j, 1, mk[r], charge(j), n_re, n_im);
-            dre = n_re - o_re;
-            dim = n_im - o_im;
+      const int row_threads = nthreads < ROWS ? nthreads : ROWS, groups = nthreads / row_threads;
+      const int *m_staged = &wave_m(3 * buffer * STAGE);
+      for (int j = tid % row_threads; j < ROWS; j += row_threads) {
+        // m = 0 along x, y and z of the old position (the new one's 3 w rows further)
+        const double *x_old = &e.phase(e.kmax, j < count ? j : 0, 0), *y_old = x_old + w * row,
+                     *z_old = y_old + w * row;
+        const long to_new = 3L * w * row;
+        const double q = charge(j);
+        for (int s0 = tid / row_threads * LOADS; s0 < nstaged; s0 += groups * LOADS) {
+          int xy_m[2] = {0, 0};
+          double xy[2][2] = {{0.0, 0.0}, {0.0, 0.0}};    // [old, new][re, im]
+          double dre[LOADS], dim[LOADS];                  // (stored after the last load)
+          for (int r = 0; r < LOADS; r++) {
+            const int s = s0 + r;
+            dre[r] = dim[r] = 0.0;
+            if (j < count && s < n) {
+              const int mx = m_staged[3 * s], my = m_staged[3 * s + 1], mz = m_staged[3 * s + 2];
+              if (r == 0 || mx != xy_m[0] || my != xy_m[1]) {
+                for (int position = 0; position < 2; position++) {
+                  double x_re, x_im, y_re, y_im;
+                  load_phase(x_old + position * to_new + mx * row, x_re, x_im);
+                  load_phase(y_old + position * to_new + my * row, y_re, y_im);
+                  ewald_phase_xy(x_re, x_im, y_re, y_im, xy[position][0], xy[position][1]);
+                }
+                xy_m[0] = mx;
+                xy_m[1] = my;
+              }
+              double term[2][2];
+              for (int position = 0; position < 2; position++) {
+                double z_re, z_im;
+                load_phase(z_old + position * to_new + mz * row, z_re, z_im);
+                ewald_phase_xyz(xy[position][0], xy[position][1], z_re, z_im, q, term[position][0],
+                                term[position][1]);
+              }
+              dre[r] = term[1][0] - term[0][0];
+              dim[r] = term[1][1] - term[0][1];
+            }
           }
-          d_re(s * ROWS + j) = dre;
-          d_im(s * ROWS + j) = dim;
+          for (int r = 0; r < LOADS && s0 + r < nstaged; r++) {
+            delta((s0 + r) * PITCH + j) = dre[r];
+            delta((STAGE + s0 + r) * PITCH + j) = dim[r];
+          }
         }
       }
       team.team_barrier();
-      if (!spare)
-        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int j) { own_change(j, n); });
-      else if (tid >= TILES && tid - TILES < count)
-        own_change(tid - TILES, n);
-      if (tid < TILES)
-        for (int s = 0; s < n; s++) {
-          const double ug = wave(3 * s);
-          double a_re[R], a_im[R], m_re[R], m_im[R];
-          for (int i = 0; i < R; i++) {
-            a_re[i] = ug * d_re(s * ROWS + ta + G * i);
-            a_im[i] = ug * d_im(s * ROWS + ta + G * i);
-            m_re[i] = d_re(s * ROWS + tm + G * i);
-            m_im[i] = d_im(s * ROWS + tm + G * i);
+      const bool last = k0 + STAGE >= k_end;
+      if constexpr (mma) {
+        if (warp < OWN_WARPS) {
+          if (tid < count) own_change(tid, n, buffer);
+          if (!last) stage_waves(k0 + STAGE, buffer ^ 1, tid);
+        } else {
+          const double *rows = as_shared(delta.data()), *root_ug = as_shared(&wave(WAVE * buffer * STAGE + 1));
+          switch (warp - OWN_WARPS) {
+            case 0: tile_stage<0>(rows, root_ug, lane, tile_acc); break;
+            case 1: tile_stage<1>(rows, root_ug, lane, tile_acc); break;
+            case 2: tile_stage<2>(rows, root_ug, lane, tile_acc); break;
+            case 3: tile_stage<3>(rows, root_ug, lane, tile_acc); break;
+            case 4: tile_stage<4>(rows, root_ug, lane, tile_acc); break;
+            default: tile_stage<5>(rows, root_ug, lane, tile_acc); break;
           }
-          for (int i = 0; i < R; i++)
-            for (int j = 0; j < R; j++) acc[i][j] += a_re[i] * m_re[j] + a_im[i] * m_im[j];
         }
+      } else {
+        if (!spare) {
+          Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int j) { own_change(j, n, buffer); });
+        } else if (tid >= own_first && tid - own_first < count) {
+          own_change(tid - own_first, n, buffer);
+        }
+        if (tid < TILES)
+          for (int s = 0; s < n; s++) {
+            const double ug = wave(WAVE * (buffer * STAGE + s));
+            double a_re[R], a_im[R], m_re[R], m_im[R];
+            for (int i = 0; i < R; i++) {
+              a_re[i] = ug * delta(s * PITCH + ta + G * i);
+              a_im[i] = ug * delta((STAGE + s) * PITCH + ta + G * i);
+              m_re[i] = delta(s * PITCH + tm + G * i);
+              m_im[i] = delta((STAGE + s) * PITCH + tm + G * i);
+            }
+            for (int i = 0; i < R; i++)
+              for (int j = 0; j < R; j++) acc[i][j] += a_re[i] * m_re[j] + a_im[i] * m_im[j];
+          }
+        if (!last) {
+          if (!spare) team.team_barrier();    // (every thread has read this stage's wave vectors)
+          if (tid >= stage_first && tid < stage_first + stage_threads)
+            stage_waves(k0 + STAGE, buffer ^ 1, tid - stage_first);
+        }
+      }
     }
     team.team_barrier();
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int j) { e.part_own(t, j) = own(j); });
-    if (tid < TILES)
+    if constexpr (mma) {
+      if (warp >= OWN_WARPS)
+        for (int i = 0; i < TILES_PER_WARP; i++)
+          for (int h = 0; h < 2; h++) {
+            int blocks[2] = {0, 0};
+            for (int side = 0; side < 2; side++)
+              for (int g = 0; g < 6; g++)
+                if (g == warp - OWN_WARPS) blocks[side] = tile_block(g, i, side);
+            const int a = 8 * blocks[0] + lane / 4, m = 8 * blocks[1] + 2 * (lane % 4) + h;
+            if (a < m && m < count) e.part_pair(t, m * (m - 1) / 2 + a) = 2.0 * tile_acc[i][h];
+          }
+    } else if (tid < TILES) {
       for (int i = 0; i < R; i++)
         for (int j = 0; j < R; j++) {
           const int a = ta + G * i, m = tm + G * j, lo_move = a < m ? a : m, hi_move = a < m ? m : a;
           if ((ta < tm || i < j) && hi_move < count)
             e.part_pair(t, hi_move * (hi_move - 1) / 2 + lo_move) = 2.0 * acc[i][j];
         }
+    }
   }
 };
 

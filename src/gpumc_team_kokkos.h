@@ -49,6 +49,46 @@ KOKKOS_INLINE_FUNCTION T *as_shared(T *p)
 #endif
 }
 
+// ---- a warp's FP64 tensor-core product (CUDA, compute capability 8.0 and later) ----
+
+// GPUMC_FP64_MMA: the CUDA architecture Kokkos was built for has FP64 tensor cores.
+#if defined(KOKKOS_ENABLE_CUDA) &&                                                                          \
+    (defined(KOKKOS_ARCH_AMPERE80) || defined(KOKKOS_ARCH_AMPERE86) || defined(KOKKOS_ARCH_ADA89) ||        \
+     defined(KOKKOS_ARCH_HOPPER) || defined(KOKKOS_ARCH_BLACKWELL))
+#define GPUMC_FP64_MMA 1
+#else
+#define GPUMC_FP64_MMA 0
+#endif
+
+// A loop the CUDA compiler unrolls, so that its index is a constant wherever it selects a
+// register (arrays indexed at run time live in local memory)
+// (GPUMC_NO_UNROLL: one that it keeps)
+#ifdef __CUDA_ARCH__
+#define GPUMC_UNROLL _Pragma("unroll")
+#define GPUMC_NO_UNROLL _Pragma("unroll 1")
+#else
+#define GPUMC_UNROLL
+#define GPUMC_NO_UNROLL
+#endif
+
+// C += A B for an 8 x 4 A and a 4 x 8 B, all 32 lanes of a warp together (PTX mma.m8n8k4.f64):
+// lane l holds a = A(l / 4, l % 4), b = B(l % 4, l / 4), and c0, c1 = C(l / 4, 2 (l % 4) + 0, 1).
+// Each element a sum of products in double precision, as a thread's FMAs would give.
+KOKKOS_INLINE_FUNCTION void warp_mma_8x8x4(double a, double b, double &c0, double &c1)
+{
+#if GPUMC_FP64_MMA && defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+               : "+d"(c0), "+d"(c1)
+               : "d"(a), "d"(b));
+#else
+  (void) a;
+  (void) b;
+  (void) c0;
+  (void) c1;
+  Kokkos::abort("GPUMC: warp_mma_8x8x4 without FP64 tensor cores");
+#endif
+}
+
 // ---- groups of threads that share one energy: a CUDA warp (32 lanes), elsewhere one thread ----
 
 // Bits of the group's lanes whose `hit` is set, lane 0 lowest (one thread: bit 0).
