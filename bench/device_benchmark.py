@@ -6,7 +6,8 @@ System: Morse SiO2 (rc 9 A, 0.053679 atoms/A^3, 4000 K) on a simple cubic lattic
 one third Si, n = 17, 42, 71 (N = 4913, 74088, 357911). For each N it measures, with
 `lmp -k on g 1 -sf kk -pk kokkos neigh half newton on`:
   fix gpumc/nvt/kk       trial moves/s of the strictly sequential chain, and sweeps/s (with
-                         Ewald also under run_style gpumc, without LAMMPS's force timesteps)
+                         Ewald also under run_style gpumc, over LAMMPS's Modify time: the
+                         sweeps without LAMMPS's force timesteps)
   ... algorithm checkerboard   the same for checkerboard sweeps, double and mixed precision
                          (10 sweeps per timestep; mixed also 100), under run_style verlet and
                          run_style gpumc; --team-scan: several team sizes at large N
@@ -35,7 +36,7 @@ import os
 import subprocess
 import tempfile
 
-from lammps_bench import SYSTEMS, loop_time, loop_times, median, run_lammps
+from lammps_bench import SYSTEMS, loop_time, median, modify_time, run_lammps
 
 KOKKOS = ["-k", "on", "g", "1", "-sf", "kk", "-pk", "kokkos", "neigh", "half", "newton", "on"]
 
@@ -69,18 +70,16 @@ def measure(lmp, n, repeats, quick, work, team_scan=False, only=SECTIONS, system
         rates = [steps * per_step * natoms / loop_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
         out.append((label, "moves_per_s", median(rates), "trial moves/s"))
         out.append((label, "sweeps_per_s", median(rates) / natoms, "sweeps/s"))
-    # With an Ewald sum, also the chain alone: under run_style gpumc only a run's last timestep
-    # computes LAMMPS's (CPU) Ewald forces, and two runs of 1 and 4 timesteps in one input give the
-    # rate of the 3 timesteps between them (their forces cancel)
+    # With an Ewald sum, also the chain alone: under run_style gpumc only a run's setup and last
+    # timestep compute LAMMPS's (CPU) Ewald forces, and the fix's sweeps are LAMMPS's Modify time
+    # (two runs of different length, whose force timesteps were to cancel, left the CPU's Ewald
+    # forces' spread of seconds in the difference)
     if ewald and "sequential" in only:
         label = "gpumc/nvt/kk sequential chain (run_style gpumc, chain alone)"
-        per_step = 50 if natoms < 20000 else 10
+        per_step, steps = (50, 4) if natoms < 20000 else (10, 5)
         text = (base + f"fix mc all gpumc/nvt/kk {per_step} 4000.0 12345 displace 0.3 tune no\n"
-                "thermo 100000\nrun_style gpumc\nrun 1\nrun 1\nrun 4\n")
-        rates = []
-        for _ in range(repeats):
-            t1, t4 = loop_times(run_lammps(lmp, text, work, KOKKOS))[-2:]
-            rates.append(3 * per_step * natoms / (t4 - t1))
+                f"thermo 100000\nrun_style gpumc\nrun 1\nrun {steps}\n")
+        rates = [steps * per_step * natoms / modify_time(run_lammps(lmp, text, work, KOKKOS)) for _ in range(repeats)]
         out.append((label, "moves_per_s", median(rates), "trial moves/s"))
         out.append((label, "sweeps_per_s", median(rates) / natoms, "sweeps/s"))
 

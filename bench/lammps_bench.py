@@ -87,6 +87,14 @@ def loop_time(output):
     return loop_times(output)[-1]
 
 
+def modify_time(output):
+    """Seconds in fixes over the last run (LAMMPS's timing breakdown, the average over processes).
+    Under run_style gpumc that is the Monte Carlo of a GPUMC fix, without LAMMPS's force and
+    k-space computations."""
+    times = re.findall(r"^Modify\s*\|\s*[0-9.eE+-]+\s*\|\s*([0-9.eE+-]+)", output, re.M)
+    return float(times[-1])
+
+
 # the note of a results table written before its script finished (a device's time limit)
 INCOMPLETE = " Incomplete: the script stopped before its last measurement."
 

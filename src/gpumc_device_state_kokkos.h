@@ -233,7 +233,8 @@ struct EwaldData {
   Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> part_own, part_pair;
   // per move of a chain batch, exp(2 pi i m s_d) of its old and new positions along each dimension
   // for m = -kmax..kmax: at ((position * 3 + d) (2 kmax + 1) + m + kmax, move, re / im)
-  // (phase_by_move: the same at (move, row, re / im), for reads along the wave vectors)
+  // (phase_by_move: the same at (move, row, re / im), for reads along the wave vectors; in both,
+  // re and im adjacent and 16-byte aligned: kk::load_phase reads them as one)
   int kmax = 0;
   Kokkos::View<double ***, Kokkos::LayoutRight, DeviceType> phase, phase_by_move;
   // per pair of moves a < m at p: move a's whole correction to move m's energy change (pair terms

@@ -154,7 +154,7 @@ KOKKOS_INLINE_FUNCTION void team_phases(const Member &team, const EwaldData<Devi
 //
 // With FP64 tensor cores (CUDA, GPUMC_FP64_MMA) it is the product of sqrt(ug) delta with itself
 // (Re and Im parts as 2 STAGE steps of the inner dimension) in the 36 8 x 8 tiles of the upper
-// triangle, a group of six per warp (TILE_GROUPS) whose tiles share their blocks of moves: a
+// triangle, a group of six per warp (tile_block) whose tiles share their blocks of moves: a
 // warp loads each block once per step and uses it as either factor (in the fragments of mma's A
 // and B a lane holds the same element). The first two warps sum the moves' own changes meanwhile,
 // then stage the next wave vectors (the staged ones are double-buffered). Otherwise a thread
@@ -181,7 +181,7 @@ struct EwaldBatchFunctor {
   static constexpr int R = host ? ROWS : 4, G = ROWS / R, TILES = G * (G + 1) / 2;
   // tensor-core tiles: warps OWN_WARPS.. take TILES_PER_WARP tiles each
   static constexpr int OWN_WARPS = ROWS / 32, TILES_PER_WARP = 6, BLOCKS = ROWS / 8;
-  static_assert(ROWS == 64 && 256 / 32 - OWN_WARPS == 6, "TILE_GROUPS cover 64 moves with 6 warps");
+  static_assert(ROWS == 64 && 256 / 32 - OWN_WARPS == 6, "tile_block covers 64 moves with 6 warps");
   // a scratch row of deltas (one wave vector's Re or Im parts of every move): padded for the
   // tensor cores, so that the four rows of a half-warp's fragment loads fall on distinct banks
   static constexpr int PITCH = mma ? ROWS + 4 : ROWS;
@@ -259,7 +259,7 @@ GPUMC_UNROLL
     ScratchView<ExecSpace, double> own(team.team_scratch(0), ROWS);
     // the threads that sum the moves' own changes and then stage the next wave vectors
     const bool spare = nthreads >= TILES + ROWS + STAGE;
-    const int own_first = spare ? TILES : 0;    // (with the tensor cores: the first OWN_WARPS warps)
+    const int own_first = spare ? TILES : 0;    // (not with the tensor cores: warps 0 .. OWN_WARPS - 1)
     const int stage_first = mma ? 0 : spare ? TILES + ROWS : 0,
               stage_threads = mma ? 32 * OWN_WARPS : spare ? nthreads - TILES - ROWS : nthreads;
     // wave vectors k0.. (those past k_end zero: the tensor cores take whole stages) into buffer
@@ -324,8 +324,8 @@ GPUMC_UNROLL
       const int *m_staged = &wave_m(3 * buffer * STAGE);
       for (int j = tid % row_threads; j < ROWS; j += row_threads) {
         // m = 0 along x, y and z of the old position (the new one's 3 w rows further)
-        const double *x_old = &e.phase(e.kmax, j < count ? j : 0, 0), *y_old = x_old + w * row,
-                     *z_old = y_old + w * row;
+        const double *x_old = e.phase.data() + e.kmax * row + (j < count ? j : 0) * e.phase.stride(1),
+                     *y_old = x_old + w * row, *z_old = y_old + w * row;
         const long to_new = 3L * w * row;
         const double q = charge(j);
         for (int s0 = tid / row_threads * LOADS; s0 < nstaged; s0 += groups * LOADS) {
