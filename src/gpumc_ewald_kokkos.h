@@ -143,6 +143,43 @@ KOKKOS_INLINE_FUNCTION void team_phases(const Member &team, const EwaldData<Devi
   });
 }
 
+// The blocks (of 8 moves) of tile i of the tensor cores' tile group w, row (side 0) and column
+// (1), in a chain batch's Gram matrix (EwaldBatchFunctor): rows {0,1} x columns {5,6,7}, {2,3} x
+// {5,6,7}, the triangle of {5,6,7}, and the rest in three groups of at most five blocks each.
+KOKKOS_INLINE_FUNCTION constexpr int ewald_tile_block(int w, int i, int side)
+{
+  constexpr int groups[6][6][2] = {{{0, 5}, {0, 6}, {0, 7}, {1, 5}, {1, 6}, {1, 7}},
+                                   {{2, 5}, {2, 6}, {2, 7}, {3, 5}, {3, 6}, {3, 7}},
+                                   {{5, 5}, {5, 6}, {5, 7}, {6, 6}, {6, 7}, {7, 7}},
+                                   {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 1}},
+                                   {{1, 2}, {1, 3}, {1, 4}, {2, 2}, {2, 3}, {2, 4}},
+                                   {{3, 3}, {3, 4}, {4, 4}, {4, 5}, {4, 6}, {4, 7}}};
+  return groups[w][i][side];
+}
+// whether a tile of group w takes its row or column from block
+KOKKOS_INLINE_FUNCTION constexpr bool ewald_group_uses(int w, int block)
+{
+  for (int i = 0; i < 6; i++)
+    if (ewald_tile_block(w, i, 0) == block || ewald_tile_block(w, i, 1) == block) return true;
+  return false;
+}
+// every tile (I, J), I <= J, of the upper triangle of 8 x 8 blocks in exactly one group
+constexpr bool ewald_tiles_cover_the_triangle()
+{
+  int seen[8][8] = {};
+  for (int w = 0; w < 6; w++)
+    for (int i = 0; i < 6; i++) {
+      const int row = ewald_tile_block(w, i, 0), col = ewald_tile_block(w, i, 1);
+      if (row > col) return false;
+      seen[row][col]++;
+    }
+  for (int row = 0; row < 8; row++)
+    for (int col = row; col < 8; col++)
+      if (seen[row][col] != 1) return false;
+  return true;
+}
+static_assert(ewald_tiles_cover_the_triangle(), "the tile groups cover the Gram matrix's upper triangle once");
+
 // The reciprocal-space parts of a chain batch, against S at the start of the batch, in one pass
 // over the wave vectors that keeps every move's change of S on chip: each team takes a range of
 // wave vectors and, STAGE of them at a time, computes the change of S of every move (delta, zero
@@ -194,26 +231,6 @@ struct EwaldBatchFunctor {
   int launched_count = 0;
   int64_t end = -1;
 
-  // The blocks (of 8 moves) of tile i of warp group w's tiles, row (side 0) and column (1): rows
-  // {0,1} x columns {5,6,7}, {2,3} x {5,6,7}, the triangle of {5,6,7}, and the rest in three groups
-  // of at most five blocks each.
-  KOKKOS_INLINE_FUNCTION static constexpr int tile_block(int w, int i, int side)
-  {
-    constexpr int groups[6][6][2] = {{{0, 5}, {0, 6}, {0, 7}, {1, 5}, {1, 6}, {1, 7}},
-                                     {{2, 5}, {2, 6}, {2, 7}, {3, 5}, {3, 6}, {3, 7}},
-                                     {{5, 5}, {5, 6}, {5, 7}, {6, 6}, {6, 7}, {7, 7}},
-                                     {{0, 0}, {0, 1}, {0, 2}, {0, 3}, {0, 4}, {1, 1}},
-                                     {{1, 2}, {1, 3}, {1, 4}, {2, 2}, {2, 3}, {2, 4}},
-                                     {{3, 3}, {3, 4}, {4, 4}, {4, 5}, {4, 6}, {4, 7}}};
-    return groups[w][i][side];
-  }
-  KOKKOS_INLINE_FUNCTION static constexpr bool group_uses(int w, int block)
-  {
-    for (int i = 0; i < TILES_PER_WARP; i++)
-      if (tile_block(w, i, 0) == block || tile_block(w, i, 1) == block) return true;
-    return false;
-  }
-
   static size_t scratch_bytes()
   {
     using S = ScratchView<ExecSpace, double>;
@@ -235,10 +252,10 @@ struct EwaldBatchFunctor {
       double frag[BLOCKS];
 GPUMC_UNROLL
       for (int block = 0; block < BLOCKS; block++)
-        if (group_uses(W, block)) frag[block] = u * at[8 * block];
+        if (ewald_group_uses(W, block)) frag[block] = u * at[8 * block];
 GPUMC_UNROLL
       for (int i = 0; i < TILES_PER_WARP; i++)
-        warp_mma_8x8x4(frag[tile_block(W, i, 0)], frag[tile_block(W, i, 1)], acc[i][0], acc[i][1]);
+        warp_mma_8x8x4(frag[ewald_tile_block(W, i, 0)], frag[ewald_tile_block(W, i, 1)], acc[i][0], acc[i][1]);
     }
   }
 
@@ -416,7 +433,7 @@ GPUMC_UNROLL
             int blocks[2] = {0, 0};
             for (int side = 0; side < 2; side++)
               for (int g = 0; g < 6; g++)
-                if (g == warp - OWN_WARPS) blocks[side] = tile_block(g, i, side);
+                if (g == warp - OWN_WARPS) blocks[side] = ewald_tile_block(g, i, side);
             const int a = 8 * blocks[0] + lane / 4, m = 8 * blocks[1] + 2 * (lane % 4) + h;
             if (a < m && m < count) e.part_pair(t, m * (m - 1) / 2 + a) = 2.0 * tile_acc[i][h];
           }
