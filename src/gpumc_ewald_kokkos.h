@@ -95,13 +95,12 @@ KOKKOS_INLINE_FUNCTION void load_phase(const double *p, double &re, double &im)
 #endif
 }
 
-// Row r of move j's phase table (EwaldData::phase, or phase_by_move if by_move; written by
+// Row r of move j's phase table, laid out by move (EwaldData::phase_by_move; written by
 // team_phases)
 template <class DeviceType>
-KOKKOS_INLINE_FUNCTION void phase_entry(const EwaldData<DeviceType> &e, int j, int r, bool by_move, double &re,
-                                        double &im)
+KOKKOS_INLINE_FUNCTION void phase_entry(const EwaldData<DeviceType> &e, int j, int r, double &re, double &im)
 {
-  load_phase(by_move ? &e.phase_by_move(j, r, 0) : &e.phase(r, j, 0), re, im);
+  load_phase(&e.phase_by_move(j, r, 0), re, im);
 }
 
 // The rows of move j's phase tables for the wave vector m at its old (position 0) or new (1)
@@ -117,10 +116,10 @@ KOKKOS_INLINE_FUNCTION int phase_row(const EwaldData<DeviceType> &e, int positio
 // batch's phase tables
 template <class DeviceType>
 KOKKOS_INLINE_FUNCTION void batch_term(const EwaldData<DeviceType> &e, int j, int position, const int m[3], double q,
-                                       double &re, double &im, bool by_move = false)
+                                       double &re, double &im)
 {
   double p[6];
-  for (int d = 0; d < 3; d++) phase_entry(e, j, phase_row(e, position, d, m[d]), by_move, p[2 * d], p[2 * d + 1]);
+  for (int d = 0; d < 3; d++) phase_entry(e, j, phase_row(e, position, d, m[d]), p[2 * d], p[2 * d + 1]);
   ewald_phase_product(p[0], p[1], p[2], p[3], p[4], p[5], q, re, im);
 }
 
@@ -191,7 +190,7 @@ static_assert(ewald_tiles_cover_the_triangle(), "the tile groups cover the Gram 
 //
 // With FP64 tensor cores (CUDA, GPUMC_FP64_MMA) it is the product of sqrt(ug) delta with itself
 // (Re and Im parts as 2 STAGE steps of the inner dimension) in the 36 8 x 8 tiles of the upper
-// triangle, a group of six per warp (tile_block) whose tiles share their blocks of moves: a
+// triangle, a group of six per warp (ewald_tile_block) whose tiles share their blocks of moves: a
 // warp loads each block once per step and uses it as either factor (in the fragments of mma's A
 // and B a lane holds the same element). The first two warps sum the moves' own changes meanwhile,
 // then stage the next wave vectors (the staged ones are double-buffered). Otherwise a thread
@@ -218,7 +217,7 @@ struct EwaldBatchFunctor {
   static constexpr int R = host ? ROWS : 4, G = ROWS / R, TILES = G * (G + 1) / 2;
   // tensor-core tiles: warps OWN_WARPS.. take TILES_PER_WARP tiles each
   static constexpr int OWN_WARPS = ROWS / 32, TILES_PER_WARP = 6, BLOCKS = ROWS / 8;
-  static_assert(ROWS == 64 && 256 / 32 - OWN_WARPS == 6, "tile_block covers 64 moves with 6 warps");
+  static_assert(ROWS == 64 && 256 / 32 - OWN_WARPS == 6, "ewald_tile_block covers 64 moves with 6 warps");
   // a scratch row of deltas (one wave vector's Re or Im parts of every move): padded for the
   // tensor cores, so that the four rows of a half-warp's fragment loads fall on distinct banks
   static constexpr int PITCH = mma ? ROWS + 4 : ROWS;
@@ -430,6 +429,8 @@ GPUMC_UNROLL
       if (warp >= OWN_WARPS)
         for (int i = 0; i < TILES_PER_WARP; i++)
           for (int h = 0; h < 2; h++) {
+            // (the table read at constant group indices: indexed by the warp, it would be copied
+            // to every thread's stack)
             int blocks[2] = {0, 0};
             for (int side = 0; side < 2; side++)
               for (int g = 0; g < 6; g++)
@@ -510,8 +511,8 @@ struct EwaldApplyFunctor {
       for (int a = 0; a < count; a++)
         if (charge(a) != 0.0) {
           double o_re, o_im, n_re, n_im;
-          batch_term(e, a, 0, m, charge(a), o_re, o_im, true);
-          batch_term(e, a, 1, m, charge(a), n_re, n_im, true);
+          batch_term(e, a, 0, m, charge(a), o_re, o_im);
+          batch_term(e, a, 1, m, charge(a), n_re, n_im);
           re += n_re - o_re;
           im += n_im - o_im;
         }
