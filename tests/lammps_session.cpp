@@ -4,6 +4,8 @@
 #define LAMMPS_LIB_MPI
 #include "library.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -17,6 +19,13 @@ namespace {
 struct MpiFinalizer {
   ~MpiFinalizer() { lammps_mpi_finalize(); }
 } mpi_finalizer;
+
+// Kokkos, if a session with KOKKOS started it, ends after the last test: before MPI ends, and
+// before static destruction, where Kokkos's CUDA backend reports that it was never finalized
+class KokkosFinalizer : public ::testing::Environment {
+  void TearDown() override { lammps_kokkos_finalize(); }
+};
+const auto *kokkos_finalizer = ::testing::AddGlobalTestEnvironment(new KokkosFinalizer);
 }    // namespace
 
 LammpsSession::LammpsSession(const std::vector<std::string> &extra_args) : LammpsSession(extra_args, nullptr) {}
