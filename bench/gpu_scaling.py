@@ -84,6 +84,9 @@ def main():
                    "of each case's own (10, or 5 at N = 2863288)")
     p.add_argument("--run-style", default="gpumc", help="run_style of the Monte Carlo runs (gpumc: LAMMPS's forces "
                    "only on output timesteps; verlet: every timestep)")
+    p.add_argument("--skin", type=float, default=None, help="neighbor skin of the Monte Carlo runs (default: "
+                   "LAMMPS's, 2 A): LAMMPS copies ghosts out to the pair cutoff plus the skin, and with one "
+                   "grid per invocation the sweeps need them only out to one checkerboard cell")
     p.add_argument("--sites", default="71,142", help="sites per side: the smaller strong-scaling system (and the "
                    "weak-scaling block per GPU), the larger")
     args = p.parse_args()
@@ -119,7 +122,9 @@ def main():
                  "time (rank 0) moving atoms between ranks (exchange) and copying ghosts (borders; once per sweep, or "
                  "once per invocation with ghosts frozen), and refreshing ghosts after each colour. Ghosts: the fix's "
                  "setting; tried: atoms tried per sweep over all atoms (less than 1 with ghosts frozen). The Monte Carlo "
-                 f"runs use run_style {args.run_style}." +
+                 f"runs use run_style {args.run_style}" +
+                 (f" and neighbor {args.skin} bin (ghosts out to the pair cutoff plus {args.skin})."
+                  if args.skin is not None else ".") +
                  ("" if complete else INCOMPLETE), "",
                  "| system | N | GPUs | precision | ghosts | tried | MC trial moves/s | sweeps/s | MC speedup | "
                  "MC efficiency | exchange | borders | ghost refresh | MD steps/s | MD speedup |",
@@ -170,7 +175,8 @@ def main():
                                         for m in (args.ghosts.split(",") if g > 1 else ["refresh"])]:
                     rates, shares, tried = [], [], []
                     for _ in range(args.repeats):
-                        out = run(args, g, text + MC.format(sweeps=sweeps, precision=precision, ghosts=mode) +
+                        skin = f"neighbor {args.skin} bin\n" if args.skin is not None else ""
+                        out = run(args, g, text + skin + MC.format(sweeps=sweeps, precision=precision, ghosts=mode) +
                                   f"run_style {args.run_style}\nthermo {steps}\nrun 1\nrun {steps}\n", workdir)
                         trials, share = measured(out)
                         rates.append(trials / loop_time(out))
