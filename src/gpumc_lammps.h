@@ -21,10 +21,11 @@
 namespace LAMMPS_NS {
 namespace GPUMC {
 
-  // Interactions of the active pair style (gpumc_pair_styles.cpp: the supported styles, their
-  // accelerator variants, hybrid and hybrid/overlay of them), with its cutoffs, its `pair_modify
-  // shift` and `pair_modify tail` settings and, for Coulomb terms, the charge of each type.
-  // Stops with an error naming `who` for anything else.
+  // Interactions of the active pair style (gpumc_pair_styles.cpp, with the readers of
+  // gpumc_pair_readers.h: the supported styles, their accelerator variants, hybrid and
+  // hybrid/overlay of them), with its cutoffs, its `pair_modify shift` and `pair_modify tail`
+  // settings and, for Coulomb terms, the charge of each type. Stops with an error naming `who`
+  // for anything else.
   gpumc::PairTable pair_table(LAMMPS *lmp, const std::string &who);
 
   // Stops with a clear error for setups GPUMC does not sample correctly.

@@ -1,7 +1,7 @@
 // Pair potentials GPUMC samples with, written term for term as LAMMPS evaluates them (the pair
 // styles' compute()), so that energies agree with `compute pe`. The one definition of each
 // potential for every style and backend. Adding a LAMMPS pair style: a PairKind and its energy
-// here, and a reader of the style's coefficients in gpumc_pair_styles.cpp.
+// here, and a reader of the style's coefficients in gpumc_pair_readers.cpp.
 #pragma once
 
 #include "gpumc_ewald.h"
