@@ -15,8 +15,10 @@ communication between sweeps), and the fraction of the atoms tried per sweep is 
 
 Writes <out>/gpu-scaling-<date>.json (records {system, algorithm, precision, n_atoms, gpus, metric,
 value, unit, device, date}) and <out>/gpu-scaling-<date>.md, after each GPU count (those of a script
-stopped part-way say so). Usage:
-  bench/gpu_scaling.py --lmp build/lmp [--gpus 1,2,4] [--mpirun 'mpirun --allow-run-as-root']
+stopped part-way say so). --skin S gives the Monte Carlo runs `neighbor S bin` (LAMMPS copies ghosts out to the pair
+cutoff plus the skin; the sweeps need them out to one checkerboard cell); MD keeps LAMMPS's skin.
+Usage:
+  bench/gpu_scaling.py --lmp build/lmp [--gpus 1,2,4] [--mpirun 'mpirun --allow-run-as-root'] [--skin 0.5]
 """
 
 import argparse
@@ -99,7 +101,7 @@ def main():
     def add(system, algorithm, precision, n, g, metric, value, unit, ghosts=None):
         records.append({"system": system, "algorithm": algorithm, "precision": precision, "n_atoms": n, "gpus": g,
                         "metric": metric, "value": value, "unit": unit, "device": args.device, "date": date,
-                        "ghosts": ghosts})
+                        "ghosts": ghosts, "skin": args.skin if ghosts else None})
         print(f"{system} N={n} gpus={g} {precision}: {algorithm} {metric} {value:.4g} {unit}", flush=True)
 
     small, large = (int(v) for v in args.sites.split(","))
@@ -174,8 +176,8 @@ def main():
                 for precision, mode in [(p, m) for p in precisions
                                         for m in (args.ghosts.split(",") if g > 1 else ["refresh"])]:
                     rates, shares, tried = [], [], []
+                    skin = f"neighbor {args.skin} bin\n" if args.skin is not None else ""
                     for _ in range(args.repeats):
-                        skin = f"neighbor {args.skin} bin\n" if args.skin is not None else ""
                         out = run(args, g, text + skin + MC.format(sweeps=sweeps, precision=precision, ghosts=mode) +
                                   f"run_style {args.run_style}\nthermo {steps}\nrun 1\nrun {steps}\n", workdir)
                         trials, share = measured(out)

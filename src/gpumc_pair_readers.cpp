@@ -341,7 +341,7 @@ struct HybridReader : PairHybrid {
     char **keywords = h->*&HybridReader::keywords;
     for (int k = 0; k < (h->*&HybridReader::nmap)[i][j]; k++) {
       const int m = (h->*&HybridReader::map)[i][j][k];
-      if (sub[m]->compute_flag) subs.push_back({sub[m], GPUMC::base_pair_style(keywords[m])});
+      if (sub[m]->compute_flag) subs.push_back({sub[m], GPUMC::without_accelerator_suffix(keywords[m])});
     }
     return subs;
   }
@@ -349,7 +349,7 @@ struct HybridReader : PairHybrid {
 
 }    // namespace
 
-std::string GPUMC::base_pair_style(const std::string &style)
+std::string GPUMC::without_accelerator_suffix(const std::string &style)
 {
   for (const char *suffix : ACCELERATOR_SUFFIXES) {
     const std::string s(suffix);

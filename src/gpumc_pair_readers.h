@@ -1,7 +1,8 @@
 /* -*- c++ -*- ----------------------------------------------------------
    GPUMC: the readers of LAMMPS's pair styles (gpumc_pair_readers.cpp): for each supported style,
    the pair terms (gpumc_pair_potential.h) of one type pair from the coefficients the style holds
-   after init_one(). gpumc_pair_styles.cpp's pair_table() assembles them into a PairTable.
+   after init_one(); the sub-styles of hybrid and hybrid/overlay; the settings of kspace_style
+   ewald. gpumc_pair_styles.cpp's pair_table() assembles them into a PairTable.
 ------------------------------------------------------------------------- */
 
 #ifndef LMP_GPUMC_PAIR_READERS_H
@@ -22,9 +23,9 @@
 namespace LAMMPS_NS {
 namespace GPUMC {
 
-  // The style's name without an accelerator suffix (/kk, /omp, ...): accelerator variants compute
-  // the same energies from the same coefficients.
-  std::string base_pair_style(const std::string &style);
+  // A pair or kspace style's name without its accelerator suffix (/kk, /omp, ...): accelerator
+  // variants compute the same energies from the same coefficients.
+  std::string without_accelerator_suffix(const std::string &style);
 
   // What a reader is given and fills for one type pair (i <= j) of one style.
   struct PairReader {

@@ -55,7 +55,7 @@ std::vector<double> type_charges(LAMMPS *lmp, const std::string &who)
 void add_ewald(LAMMPS *lmp, const std::string &who, gpumc::PairTable &table)
 {
   Force *force = lmp->force;
-  const std::string kstyle = GPUMC::base_pair_style(force->kspace_style);
+  const std::string kstyle = GPUMC::without_accelerator_suffix(force->kspace_style);
   if (kstyle == "ewald") {
     KSpace *k = force->kspace;
     if (!k->compute_flag)
@@ -92,7 +92,7 @@ gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
   if (!pair || !force->pair_style || strcmp(force->pair_style, "none") == 0 || strcmp(force->pair_style, "zero") == 0)
     error->all(FLERR, "{} requires a pair style ({})", who, supported_pair_styles());
   const std::string full_style = force->pair_style;
-  const std::string style = base_pair_style(full_style);
+  const std::string style = without_accelerator_suffix(full_style);
   if (style == "hybrid/scaled") error->all(FLERR, "{} does not support pair style hybrid/scaled", who);
   const bool hybrid = style == "hybrid" || style == "hybrid/overlay";
   const int ntypes = lmp->atom->ntypes;
@@ -115,7 +115,7 @@ gpumc::PairTable GPUMC::pair_table(LAMMPS *lmp, const std::string &who)
   const std::vector<double> charge =
       coulomb ? type_charges(lmp, who) : std::vector<double>(ntypes + 1, std::numeric_limits<double>::quiet_NaN());
 
-  if (base_pair_style(full_style) == "morse" && lmp->comm->me == 0) {
+  if (without_accelerator_suffix(full_style) == "morse" && lmp->comm->me == 0) {
     if (full_style.find("/kk") != std::string::npos && Info(lmp).is_active("pair", "shift"))
       error->warning(FLERR, "{}: pair style {} of LAMMPS 4Feb2025 ignores pair_modify shift (fixed upstream in "
                      "lammps/lammps#5182): thermo pe omits the offsets, while GPUMC's energies include them as pair "

@@ -21,7 +21,8 @@ struct MpiFinalizer {
 } mpi_finalizer;
 
 // Kokkos, if a session with KOKKOS started it, ends after the last test: before MPI ends, and
-// before static destruction, where Kokkos's CUDA backend reports that it was never finalized
+// before static destruction, where Kokkos's CUDA backend reports that it was never finalized.
+// (Kokkos cannot start again: a test program runs its tests once, without --gtest_repeat.)
 class KokkosFinalizer : public ::testing::Environment {
   void TearDown() override { lammps_kokkos_finalize(); }
 };
