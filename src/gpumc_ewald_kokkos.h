@@ -325,8 +325,8 @@ GPUMC_UNROLL
     const int warp = tid / 32, lane = tid % 32;
     double tile_acc[mma ? TILES_PER_WARP : 1][2];
     for (int i = 0; i < (mma ? TILES_PER_WARP : 1); i++) tile_acc[i][0] = tile_acc[i][1] = 0.0;
-    // the phase tables' rows of one move: (3 position + d) w + kmax + m, stride `row` doubles
-    const int w = 2 * e.kmax + 1, row = (int) e.phase.stride(0);
+    // the phase tables' rows (phase_row) lie `row` doubles apart
+    const int row = (int) e.phase.stride(0);
     for (int k0 = k_begin, buffer = 0; k0 < k_end; k0 += STAGE, buffer ^= 1) {
       const int n = k_end - k0 < STAGE ? k_end - k0 : STAGE;
       const int nstaged = mma ? STAGE : n;
@@ -339,10 +339,11 @@ GPUMC_UNROLL
       const int row_threads = nthreads < ROWS ? nthreads : ROWS, groups = nthreads / row_threads;
       const int *m_staged = &wave_m(3 * buffer * STAGE);
       for (int j = tid % row_threads; j < ROWS; j += row_threads) {
-        // m = 0 along x, y and z of the old position (the new one's 3 w rows further)
-        const double *x_old = e.phase.data() + e.kmax * row + (j < count ? j : 0) * e.phase.stride(1),
-                     *y_old = x_old + w * row, *z_old = y_old + w * row;
-        const long to_new = 3L * w * row;
+        // m = 0 along x, y and z of the old position, and the step to the new position's rows
+        const double *x_old = e.phase.data() + phase_row(e, 0, 0, 0) * row + (j < count ? j : 0) * e.phase.stride(1),
+                     *y_old = x_old + (phase_row(e, 0, 1, 0) - phase_row(e, 0, 0, 0)) * row,
+                     *z_old = x_old + (phase_row(e, 0, 2, 0) - phase_row(e, 0, 0, 0)) * row;
+        const long to_new = (long) (phase_row(e, 1, 0, 0) - phase_row(e, 0, 0, 0)) * row;
         const double q = charge(j);
         for (int s0 = tid / row_threads * LOADS; s0 < nstaged; s0 += groups * LOADS) {
           int xy_m[2] = {0, 0};
