@@ -73,11 +73,14 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
       kk::ChainEvaluateFunctor<DeviceType, Pairs> evaluate{c_,      mobile, chain_, rng, dmax, from,
                                                            nmobile, count,  end,    ew_};
       Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
-      Kokkos::parallel_for("gpumc:chain_corrections",
-                           light(TeamPolicy(count, on_host() ? 1 : 64))
-                               .set_scratch_size(0, Kokkos::PerTeam(Correct::scratch_bytes(batch))),
-                           Correct{chain_, c_.scalar, c_.coeff, c_.nt1, c_.nterms, cut_max_ * cut_max_ * (1.0 + 1e-12)});
-      if (ew_.nk) ewald_chain_evaluate(count, end);
+      const double cutsq_max = cut_max_ * cut_max_ * (1.0 + 1e-12);
+      if (ew_.nk)
+        ewald_chain_evaluate<Pairs>(count, end, cutsq_max);    // (the pair terms' corrections too)
+      else
+        Kokkos::parallel_for("gpumc:chain_corrections",
+                             light(TeamPolicy(count, on_host() ? 1 : 64))
+                                 .set_scratch_size(0, Kokkos::PerTeam(Correct::scratch_bytes(batch))),
+                             Correct{chain_, c_.scalar, c_.coeff, c_.nt1, c_.nterms, cutsq_max});
       Commit commit{c_, mobile, chain_, rng, beta, dmax, from, nmobile, count, ew_, end};
       Kokkos::parallel_for("gpumc:chain_commit",
                            light(TeamPolicy(1, commit_team())).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);

@@ -2,6 +2,7 @@
 // parallel, their pairwise corrections, and the team that decides them in order.
 #pragma once
 
+#include "gpumc_batch_kokkos.h"
 #include "gpumc_ewald_kokkos.h"
 #include "gpumc_team_kokkos.h"
 
@@ -117,30 +118,6 @@ KOKKOS_INLINE_FUNCTION double team_energy_change(const Member &team, const CellD
   return dU;
 }
 
-// Squared distance of two positions in the periodic box (the nearest image: a side is at least
-// twice the cutoff, so no other image is in range).
-KOKKOS_INLINE_FUNCTION double nearest_rsq(const double p[3], const double q[3], const double len[3])
-{
-  double rsq = 0.0;
-  for (int d = 0; d < 3; d++) {
-    double dx = p[d] - q[d];
-    if (dx > 0.5 * len[d]) dx -= len[d];
-    else if (dx < -0.5 * len[d]) dx += len[d];
-    rsq += dx * dx;
-  }
-  return rsq;
-}
-
-// Squared distances for move_correction (gpumc_pair_potential.h): the nearest image in a periodic
-// box of sides len (the checkerboard's distances within one cell's frame are FrameRsq).
-struct NearestImageRsq {
-  const double *len;
-  KOKKOS_INLINE_FUNCTION double operator()(const double p[3], const double q[3]) const
-  {
-    return nearest_rsq(p, q, len);
-  }
-};
-
 // Evaluation of moves first..first+count-1, a team per move.
 template <class DeviceType, class Pairs>
 struct ChainEvaluateFunctor {
@@ -196,7 +173,6 @@ template <class DeviceType, class Pairs>
 struct ChainCorrectionFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  enum : int { APART = 0, NEAR = 1, SAME_ATOM = 3 };    // per pair: bit 0 a link, bit 1 the same atom
   BatchData<DeviceType> b;
   Kokkos::View<double *, DeviceType> scalar;
   Kokkos::View<PairCoeff *, DeviceType> coeff;
@@ -207,27 +183,16 @@ struct ChainCorrectionFunctor {
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
-    const int m = team.league_rank(), atom = b.index(m, 0), type = b.index(m, 1);
+    const int m = team.league_rank();
     const double len[3] = {scalar(DS_LEN), scalar(DS_LEN + 1), scalar(DS_LEN + 2)};
-    const double pm[3] = {b.positions(m, 0), b.positions(m, 1), b.positions(m, 2)};
-    const double qm[3] = {b.positions(m, 3), b.positions(m, 4), b.positions(m, 5)};
+    const BatchMove moved = batch_move(b, m);
+    const PairCoeff *row = coeff.data() + moved.type * nt1 * Pairs::terms(nterms);
     ScratchView<ExecSpace, int> pair(team.team_scratch(0), m > 0 ? m : 1);
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const int a) {
-      double corr = 0.0;
-      int kind = APART;
-      if (b.index(a, 0) == atom) {
-        corr = Kokkos::Experimental::quiet_NaN<double>::value;
-        kind = SAME_ATOM;
-      } else {
-        const double pa[3] = {b.positions(a, 0), b.positions(a, 1), b.positions(a, 2)};
-        const double qa[3] = {b.positions(a, 3), b.positions(a, 4), b.positions(a, 5)};
-        if (nearest_rsq(pm, pa, len) < cutsq_max || nearest_rsq(pm, qa, len) < cutsq_max ||
-            nearest_rsq(qm, pa, len) < cutsq_max || nearest_rsq(qm, qa, len) < cutsq_max) {
-          const PairCoeff *terms = &coeff((type * nt1 + b.index(a, 1)) * Pairs::terms(nterms));
-          corr = move_correction<Pairs>(terms, nterms, pa, qa, pm, qm, NearestImageRsq{len});
-          kind = NEAR;
-        }
-      }
+      const BatchMove mover = batch_move(b, a);
+      int kind;
+      const double corr = batch_correction<Pairs>(mover, moved, row + mover.type * Pairs::terms(nterms), nterms, len,
+                                                  cutsq_max, kind);
       b.correction(a, m) = corr;
       pair(a) = kind;
     });
@@ -268,6 +233,9 @@ struct ChainCommitFunctor {
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   template <class T>
   using Scratch = ScratchView<ExecSpace, T>;
+  // moves of an Ewald batch per lane of the deciding team (a warp on a GPU, one thread on a host)
+  static constexpr int EWALD_SLOTS =
+      Kokkos::SpaceAccessibility<ExecSpace, Kokkos::HostSpace>::accessible ? EWALD_BATCH_MAX : EWALD_BATCH_MAX / 32;
   CellData<DeviceType> c;
   Kokkos::View<int *, DeviceType> mobile;
   BatchData<DeviceType> b;
@@ -418,7 +386,8 @@ struct ChainCommitFunctor {
         group_sync(group);
         if (cross == to) return true;
         const int i = index(4 * cross), slot_from = index(4 * cross + 2), cell_from = slot_from / g.cap;
-        const int cell_new = index(4 * cross + 3), count_new = c.count(cell_new);
+        // (both counts loaded at once: the cells differ)
+        const int cell_new = index(4 * cross + 3), count_new = c.count(cell_new), count_from = c.count(cell_from);
         if (count_new >= g.cap) {    // a full destination cell: stop before this move
           double energy, naccepted;
           totals(cross, energy, naccepted);
@@ -435,7 +404,7 @@ struct ChainCommitFunctor {
         int filler = -1;    // the atom that fills the slot atom i leaves
         if (lane == 0) {
           // leave the old cell (its last atom fills the hole), join the new one
-          const int last = cell_from * g.cap + c.count(cell_from) - 1;
+          const int last = cell_from * g.cap + count_from - 1;
           if (slot_from != last) {
             filler = c.sid(last);
             c.sx(slot_from) = c.sx(last);
@@ -477,14 +446,16 @@ struct ChainCommitFunctor {
 
     // With an Ewald sum every pair of moves is linked through S: the moves are decided one after
     // another, each accepted one adding its corrections (EwaldData::pair_correction, copied to
-    // scratch) to the energy changes of the later ones, in chain order as energy_change
-    // sums them. A NaN (an earlier accepted move moved its atom, or atoms put on top of each
-    // other) ends the batch before its move, which starts the next one.
+    // scratch) to the energy changes of the later ones, in chain order as energy_change sums
+    // them. A NaN (an earlier accepted move moved its atom, or atoms put on top of each other)
+    // ends the batch before its move, which starts the next one. A lane holds the energy changes
+    // of moves lane, lane + group, ... in registers: a decision is the owner's broadcast, the same
+    // test on every lane and the lanes' additions.
     if (ew.nk && end >= 0) {
       const int pairs = count * (count - 1) / 2;
       Scratch<double> corr(mem, pairs > 0 ? pairs : 1);
       // (LOADS loads per lane before their stores)
-      constexpr int LOADS = 16;
+      constexpr int LOADS = 32;
       for (int base = 0; base < pairs; base += LOADS * group) {
         double v[LOADS];
         for (int i = 0; i < LOADS; i++) {
@@ -496,27 +467,52 @@ struct ChainCommitFunctor {
           if (p < pairs) corr(p) = v[i];
         }
       }
-      for (int k = lane; k < count; k += group) decided(k) = 0.0;    // (the corrections summed so far)
-      group_sync(group);
-      for (int k = 0; k < count; k++) {
-        const double dU = du(k) + extra(k) + decided(k);
-        if (dU != dU && k > 0) {
-          if (!write_moves(0, k)) return;
-          finish(k);
-          return;
-        }
-        const bool accept = metropolis_accept_log(-beta * dU, u(k), log_u(k));
-        group_sync(group);    // (every lane has read decided(k))
-        if (lane == 0) {
-          accepted(k) = accept ? ACCEPTED : REJECTED;
-          decided(k) = dU;
-        }
-        if (accept)
-          for (int m = k + 1 + lane; m < count; m += group) decided(m) += corr(m * (m - 1) / 2 + k);
-        group_sync(group);
+      if (group * EWALD_SLOTS < count || group > 32) Kokkos::abort("GPUMC: an Ewald batch larger than its deciding team holds");
+      // per slot s of the lane (move lane + group s): the energy change as evaluated, and the
+      // corrections of the accepted earlier moves summed in chain order
+      double evaluated[EWALD_SLOTS], corrections[EWALD_SLOTS];
+      for (int s = 0; s < EWALD_SLOTS; s++) {
+        const int m = lane + group * s;
+        evaluated[s] = m < count ? du(m) + extra(m) : 0.0;
+        corrections[s] = 0.0;
       }
-      if (!write_moves(0, count)) return;
-      finish(count);
+      group_sync(group);
+      unsigned accepted_lanes[EWALD_SLOTS] = {};    // per slot: bit `owner` if move group s + owner was accepted
+      int stop = count;    // the move before which the batch ends
+GPUMC_UNROLL
+      for (int s = 0; s < EWALD_SLOTS; s++)
+        for (int owner = 0; owner < group && stop == count; owner++) {
+          const int k = group * s + owner;
+          if (k >= count) break;
+          // the later moves' corrections from move k, loaded before its test
+          double from_k[EWALD_SLOTS];
+GPUMC_UNROLL
+          for (int r = 0; r < EWALD_SLOTS; r++) {
+            const int m = lane + group * r;
+            from_k[r] = m > k && m < count ? corr(m * (m - 1) / 2 + k) : 0.0;
+          }
+          // move k's energy change from its owner; every lane tests it alike (no divergence)
+          const double dU = group_broadcast(evaluated[s] + corrections[s], owner, group);
+          const int verdict = dU != dU && k > 0 ? 2 : (metropolis_accept_log(-beta * dU, u(k), log_u(k)) ? 1 : 0);
+          if (verdict == 2) {
+            stop = k;
+          } else if (verdict == 1) {
+            accepted_lanes[s] |= 1u << owner;
+GPUMC_UNROLL
+            for (int r = 0; r < EWALD_SLOTS; r++)
+              if (lane + group * r > k) corrections[r] += from_k[r];
+          }
+        }
+      for (int s = 0; s < EWALD_SLOTS; s++) {
+        const int m = lane + group * s;
+        if (m < stop) {
+          accepted(m) = (accepted_lanes[s] >> lane) & 1u ? ACCEPTED : REJECTED;
+          decided(m) = evaluated[s] + corrections[s];
+        }
+      }
+      group_sync(group);
+      if (!write_moves(0, stop)) return;
+      finish(stop);
       return;
     }
 

@@ -124,9 +124,11 @@ void DeviceSystem<DeviceType>::ensure_ewald_batch(int batch)
 }
 
 // a batch's moves' changes of E_recip and the coupling of every pair of them (one pass over the
-// wave vectors), then the teams' parts summed into their energy changes and corrections
+// wave vectors), then the teams' parts summed into their energy changes and, with the pair
+// terms, into the corrections
 template <class DeviceType>
-void DeviceSystem<DeviceType>::ewald_chain_evaluate(int count, int64_t end)
+template <class Pairs>
+void DeviceSystem<DeviceType>::ewald_chain_evaluate(int count, int64_t end, double cutsq_max)
 {
   using Batch = kk::EwaldBatchFunctor<DeviceType>;
   const int teams = (int) ew_.part_pair.extent(0), pairs = count * (count - 1) / 2;
@@ -134,8 +136,11 @@ void DeviceSystem<DeviceType>::ewald_chain_evaluate(int count, int64_t end)
                        light(typename Batch::Policy(teams, Batch::team_size()))
                            .set_scratch_size(0, Kokkos::PerTeam(Batch::scratch_bytes())),
                        Batch{c_, ew_, chain_, 0, count, end});
-  Kokkos::parallel_for("gpumc:ewald_chain_finish", light(TeamPolicy(pairs + count, on_host() ? 1 : 32)),
-                       kk::EwaldBatchFinishFunctor<DeviceType>{c_, ew_, chain_, pairs, teams});
+  using Finish = kk::EwaldBatchFinishFunctor<DeviceType, Pairs>;
+  Kokkos::parallel_for("gpumc:ewald_chain_finish",
+                       light(TeamPolicy(pairs + count, on_host() ? 1 : 32))
+                           .set_scratch_size(0, Kokkos::PerTeam(Finish::scratch_bytes())),
+                       Finish{c_, ew_, chain_, pairs, teams, cutsq_max});
 }
 
 template <class DeviceType>
@@ -226,7 +231,8 @@ double DeviceSystem<DeviceType>::widom_ewald(const kk::WidomArgs &a, const Count
   template double DeviceSystem<D>::ewald_energy();                                                                 \
   template void DeviceSystem<D>::ensure_ewald();                                                                   \
   template void DeviceSystem<D>::ensure_ewald_batch(int batch);                                                    \
-  template void DeviceSystem<D>::ewald_chain_evaluate(int count, int64_t end);                                      \
+  template void DeviceSystem<D>::ewald_chain_evaluate<PairsAny>(int count, int64_t end, double cutsq_max);          \
+  template void DeviceSystem<D>::ewald_chain_evaluate<PairsLJMorse>(int count, int64_t end, double cutsq_max);      \
   template void DeviceSystem<D>::ewald_chain_apply(int count);                                                     \
   template bool DeviceSystem<D>::ewald_volume_trial_energy(kk::EwaldData<D> &trial, std::vector<EwaldVector> &kvec); \
   template void DeviceSystem<D>::ewald_volume_commit(const kk::EwaldData<D> &trial, std::vector<EwaldVector> &kvec); \

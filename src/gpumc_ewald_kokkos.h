@@ -4,6 +4,7 @@
 // batch makes to it), the update of S by the accepted moves, and Widom insertions.
 #pragma once
 
+#include "gpumc_batch_kokkos.h"
 #include "gpumc_ewald.h"
 #include "gpumc_team_kokkos.h"
 #include "gpumc_widom_kokkos.h"
@@ -451,29 +452,53 @@ GPUMC_UNROLL
 };
 
 // The teams' parts summed (a team per pair of moves, then per move): a pair's coupling added to
-// its correction from the pair terms (a pair of moves of one atom keeps its NaN), a move's own
-// change of E_recip to its energy change.
-template <class DeviceType>
+// the correction from its pair terms (batch_correction's, its four terms by four threads while the
+// others load the parts; a pair of moves of one atom keeps its NaN), a move's own change of E_recip
+// to its energy change.
+template <class DeviceType, class Pairs>
 struct EwaldBatchFinishFunctor {
-  using Member = typename Kokkos::TeamPolicy<typename DeviceType::execution_space>::member_type;
+  using ExecSpace = typename DeviceType::execution_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   CellData<DeviceType> c;
   EwaldData<DeviceType> e;
   BatchData<DeviceType> b;
   int pairs, teams;
+  double cutsq_max;
+
+  static size_t scratch_bytes() { return ScratchView<ExecSpace, double>::shmem_size(4); }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
     if (c.counter(DC_STOPPED)) return;
     const int i = team.league_rank();
+    ScratchView<ExecSpace, double> term(team.team_scratch(0), 4);
+    int kind = BATCH_APART;
+    if (i < pairs) {
+      int a, m;
+      batch_pair(i, a, m);
+      const BatchMove mover = batch_move(b, a), moved = batch_move(b, m);
+      double len[3];
+      for (int d = 0; d < 3; d++) len[d] = c.scalar(DS_LEN + d);
+      kind = batch_pair_kind(mover, moved, len, cutsq_max);
+      if (kind == BATCH_NEAR) {
+        const int nterms = Pairs::terms(c.nterms);
+        const PairCoeff *coeff = c.coeff.data() + (moved.type * c.nt1 + mover.type) * nterms;
+        Kokkos::parallel_for(Kokkos::TeamThreadRange(team, 4), [&](const int t) {
+          term(t) = batch_correction_term<Pairs>(mover, moved, coeff, c.nterms, len, t);
+        });
+      }
+    }
     double sum = 0.0;
     Kokkos::parallel_reduce(
         Kokkos::TeamThreadRange(team, teams),
         [&](const int t, double &acc) { acc += i < pairs ? e.part_pair(t, i) : e.part_own(t, i - pairs); }, sum);
+    team.team_barrier();
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       if (i < pairs) {
-        int a, m;
-        batch_pair(i, a, m);
-        e.pair_correction(i) = b.correction(a, m) + e.qqrd2e * sum;
+        const double pair_terms = kind == BATCH_SAME_ATOM ? Kokkos::Experimental::quiet_NaN<double>::value
+            : kind == BATCH_NEAR                          ? correction_of_terms(term(0), term(1), term(2), term(3))
+                                                          : 0.0;
+        e.pair_correction(i) = pair_terms + e.qqrd2e * sum;
       } else {
         b.du_u(i - pairs, 0) += e.qqrd2e * sum;
       }

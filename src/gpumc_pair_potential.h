@@ -321,14 +321,19 @@ GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> *terms, int nterms, Real rs
 // summed in double; rsq(p, q) is the squared distance of two positions (the nearest image in the
 // periodic box for the sequential chain, the plain distance in a checkerboard cell's frame). The
 // one definition for every kernel that corrects evaluated moves.
+// (from its four pair energies, in this order wherever they are computed)
+GPUMC_INLINE double correction_of_terms(double new_now, double new_was, double old_now, double old_was)
+{
+  return new_now - new_was - old_now + old_was;
+}
 template <class Pairs = PairsAny, class Real, class Rsq>
 GPUMC_INLINE double move_correction(const PairCoeffT<Real> *terms, int nterms, const Real was[3], const Real now[3],
                                     const Real p_old[3], const Real p_new[3], const Rsq &rsq)
 {
-  return (double) pair_energy<Pairs>(terms, nterms, rsq(p_new, now)) -
-      (double) pair_energy<Pairs>(terms, nterms, rsq(p_new, was)) -
-      (double) pair_energy<Pairs>(terms, nterms, rsq(p_old, now)) +
-      (double) pair_energy<Pairs>(terms, nterms, rsq(p_old, was));
+  return correction_of_terms((double) pair_energy<Pairs>(terms, nterms, rsq(p_new, now)),
+                             (double) pair_energy<Pairs>(terms, nterms, rsq(p_new, was)),
+                             (double) pair_energy<Pairs>(terms, nterms, rsq(p_old, now)),
+                             (double) pair_energy<Pairs>(terms, nterms, rsq(p_old, was)));
 }
 template <class Real, class Rsq>
 GPUMC_INLINE double move_correction(const PairCoeffT<Real> &pc, const Real was[3], const Real now[3],

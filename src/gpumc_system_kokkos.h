@@ -257,7 +257,8 @@ class DeviceSystem {
   double ewald_energy();
   void ensure_ewald();
   void ensure_ewald_batch(int batch);
-  void ewald_chain_evaluate(int count, int64_t end);
+  template <class Pairs>
+  void ewald_chain_evaluate(int count, int64_t end, double cutsq_max);
   void ewald_chain_apply(int count);
   bool ewald_volume_trial_energy(kk::EwaldData<DeviceType> &trial, std::vector<EwaldVector> &kvec);
   void ewald_volume_commit(const kk::EwaldData<DeviceType> &trial, std::vector<EwaldVector> &kvec);
