@@ -15,7 +15,9 @@ namespace kk {
 // at once (a team per move) against the configuration at the start of the batch; a second works
 // out, for each pair of moves a < m of the batch, the correction that move a, if accepted, makes to
 // move m's energy change: the pair terms between the two atoms' old and new positions (four terms,
-// zero beyond the cutoff), or NaN when they move the same atom; a third, one team, then decides.
+// zero beyond the cutoff), or NaN when they move the same atom (with an Ewald sum the kernel that
+// adds the coupling through S works these out: EwaldBatchFinishFunctor); a third, one team, then
+// decides.
 // A move's energy change differs from its evaluation only through the moves of the batch accepted
 // before it: a move that no earlier one may change is decided as evaluated, any other with the
 // corrections of the earlier accepted ones added (once those are decided), and a move whose atom
@@ -297,6 +299,7 @@ struct ChainCommitFunctor {
       for (int i = 0; i < 6; i++) p[i] = b.positions(k, i);
       for (int i = 0; i < 3; i++) shift[i] = b.shift(k, i);
       for (int i = 0; i < 3; i++) d[i] = b.du_u(k, i);
+      // (with an Ewald sum the links are not written, and not used: every pair is coupled)
       for (int w = 0; w < 2 * CHAIN_WORDS; w++) lk[w] = b.links(k, w);
       for (int i = 0; i < 4; i++) index(4 * k + i) = ix[i];
       for (int i = 0; i < 6; i++) pos(6 * k + i) = p[i];

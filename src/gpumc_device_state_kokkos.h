@@ -180,11 +180,12 @@ struct BatchData {
   Kokkos::View<int *[3], DeviceType> shift;
   Kokkos::View<double *[3], DeviceType> du_u;          // energy change, uniform number of the test, its log
   // per pair of moves a < m: move a's correction to move m's energy change, at m * B + a (the
-  // corrections to one move are contiguous)
+  // corrections to one move are contiguous); without an Ewald sum (with one: EwaldData's
+  // pair_correction)
   Kokkos::View<double *, DeviceType> corr;
   // per move m, sets of earlier moves (bit a % 32 of word a / 32): words 0.. those whose
   // correction to m may be nonzero ("links", moves of m's atom included), words CHAIN_WORDS.. the
-  // moves of m's atom
+  // moves of m's atom; without an Ewald sum
   Kokkos::View<unsigned *[2 * CHAIN_WORDS], DeviceType> links;
   // the move after the last one decided (batches that start where the last one ended)
   Kokkos::View<long, DeviceType> next;

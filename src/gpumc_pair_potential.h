@@ -319,9 +319,10 @@ GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> *terms, int nterms, Real rs
 // of a move of another (from p_old to p_new): the pair terms of the first atom's new position
 // replace those of its old one in both of the second's energies. Pair terms in precision Real,
 // summed in double; rsq(p, q) is the squared distance of two positions (the nearest image in the
-// periodic box for the sequential chain, the plain distance in a checkerboard cell's frame). The
-// one definition for every kernel that corrects evaluated moves.
-// (from its four pair energies, in this order wherever they are computed)
+// periodic box for the sequential chain, the plain distance in a checkerboard cell's frame). With
+// correction_of_terms (the four terms combined, wherever they are computed: the Ewald chain's
+// finish kernel takes them on four threads), the one definition for every kernel that corrects
+// evaluated moves.
 GPUMC_INLINE double correction_of_terms(double new_now, double new_was, double old_now, double old_was)
 {
   return new_now - new_was - old_now + old_was;
