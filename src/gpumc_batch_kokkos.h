@@ -1,11 +1,12 @@
 // A batch of the sequential chain's moves, evaluated against the configuration at its start: the
-// correction an earlier move of the batch, if accepted, makes to a later one's energy change.
-// Shared by the chain's correction kernel (kk::ChainCorrectionFunctor) and, with an Ewald sum, the
-// kernel that adds the coupling through S (kk::EwaldBatchFinishFunctor).
+// correction an earlier move of the batch, if accepted, makes to a later one's energy change, and
+// the kernel that works them out for a batch (kk::ChainCorrectionFunctor; with an Ewald sum the
+// kernel that adds the coupling through S does: kk::EwaldBatchFinishFunctor).
 #pragma once
 
 #include "gpumc_device_state_kokkos.h"
 #include "gpumc_pair_potential.h"
+#include "gpumc_team_kokkos.h"
 
 namespace gpumc {
 namespace kk {
@@ -90,6 +91,50 @@ KOKKOS_INLINE_FUNCTION double batch_correction(const BatchMove &a, const BatchMo
   if (kind == BATCH_APART) return 0.0;
   return move_correction<Pairs>(terms, nterms, a.p_old, a.p_new, m.p_old, m.p_new, NearestImageRsq{len});
 }
+
+// The corrections of a batch, from the evaluated positions: a team per move m, a thread per
+// earlier move a. A pair whose four positions are all beyond the largest cutoff of each other
+// gets zero without a term evaluated and no link; a pair of moves of the same atom gets NaN (the
+// later one is evaluated again if the earlier one is accepted) and a link of both kinds.
+template <class DeviceType, class Pairs>
+struct ChainCorrectionFunctor {
+  using ExecSpace = typename DeviceType::execution_space;
+  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
+  BatchData<DeviceType> b;
+  Kokkos::View<double *, DeviceType> scalar;
+  Kokkos::View<PairCoeff *, DeviceType> coeff;
+  int nt1, nterms;
+  double cutsq_max;
+
+  static size_t scratch_bytes(int batch) { return ScratchView<ExecSpace, int>::shmem_size(batch); }
+
+  KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
+  {
+    const int m = team.league_rank();
+    const double len[3] = {scalar(DS_LEN), scalar(DS_LEN + 1), scalar(DS_LEN + 2)};
+    const BatchMove moved = batch_move(b, m);
+    const PairCoeff *row = coeff.data() + moved.type * nt1 * Pairs::terms(nterms);
+    ScratchView<ExecSpace, int> pair(team.team_scratch(0), m > 0 ? m : 1);
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const int a) {
+      const BatchMove mover = batch_move(b, a);
+      int kind;
+      const double corr = batch_correction<Pairs>(mover, moved, row + mover.type * Pairs::terms(nterms), nterms, len,
+                                                  cutsq_max, kind);
+      b.correction(a, m) = corr;
+      pair(a) = kind;
+    });
+    team.team_barrier();
+    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, CHAIN_WORDS), [&](const int w) {
+      unsigned linked = 0, same = 0;
+      for (int a = 32 * w; a < m && a < 32 * (w + 1); a++) {
+        linked |= (unsigned) (pair(a) & 1) << (a % 32);
+        same |= (unsigned) (pair(a) >> 1) << (a % 32);
+      }
+      b.links(m, w) = linked;
+      b.links(m, CHAIN_WORDS + w) = same;
+    });
+  }
+};
 
 }    // namespace kk
 }    // namespace gpumc

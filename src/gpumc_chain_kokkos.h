@@ -167,50 +167,6 @@ struct ChainEvaluateFunctor {
   }
 };
 
-// The corrections of a batch, from the evaluated positions: a team per move m, a thread per
-// earlier move a. A pair whose four positions are all beyond the largest cutoff of each other
-// gets zero without a term evaluated and no link; a pair of moves of the same atom gets NaN (the
-// later one is evaluated again if the earlier one is accepted) and a link of both kinds.
-template <class DeviceType, class Pairs>
-struct ChainCorrectionFunctor {
-  using ExecSpace = typename DeviceType::execution_space;
-  using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
-  BatchData<DeviceType> b;
-  Kokkos::View<double *, DeviceType> scalar;
-  Kokkos::View<PairCoeff *, DeviceType> coeff;
-  int nt1, nterms;
-  double cutsq_max;
-
-  static size_t scratch_bytes(int batch) { return ScratchView<ExecSpace, int>::shmem_size(batch); }
-
-  KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
-  {
-    const int m = team.league_rank();
-    const double len[3] = {scalar(DS_LEN), scalar(DS_LEN + 1), scalar(DS_LEN + 2)};
-    const BatchMove moved = batch_move(b, m);
-    const PairCoeff *row = coeff.data() + moved.type * nt1 * Pairs::terms(nterms);
-    ScratchView<ExecSpace, int> pair(team.team_scratch(0), m > 0 ? m : 1);
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, m), [&](const int a) {
-      const BatchMove mover = batch_move(b, a);
-      int kind;
-      const double corr = batch_correction<Pairs>(mover, moved, row + mover.type * Pairs::terms(nterms), nterms, len,
-                                                  cutsq_max, kind);
-      b.correction(a, m) = corr;
-      pair(a) = kind;
-    });
-    team.team_barrier();
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, CHAIN_WORDS), [&](const int w) {
-      unsigned linked = 0, same = 0;
-      for (int a = 32 * w; a < m && a < 32 * (w + 1); a++) {
-        linked |= (unsigned) (pair(a) & 1) << (a % 32);
-        same |= (unsigned) (pair(a) >> 1) << (a % 32);
-      }
-      b.links(m, w) = linked;
-      b.links(m, CHAIN_WORDS + w) = same;
-    });
-  }
-};
-
 // Decisions of moves first..first+count-1 in chain order (see above), by one team: a CUDA warp or
 // one thread, holding the batch in scratch memory. A move's energy change is its evaluated one
 // plus the corrections of the earlier moves linked to it (ChainCorrectionFunctor) that were
