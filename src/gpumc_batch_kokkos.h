@@ -78,18 +78,28 @@ KOKKOS_INLINE_FUNCTION double batch_correction_term(const BatchMove &a, const Ba
   return (double) pair_energy<Pairs>(terms, nterms, nearest_rsq(p, q, len));
 }
 
-// Move a's correction to move m's energy change (a before m): NaN for two moves of one atom (the
-// later one is evaluated again if the earlier one is accepted), zero for a pair apart, else the
-// four pair terms between their old and new positions. `terms` are the coefficients of the pair of
-// their types.
+// A pair's correction from its kind and, if near, its four terms (batch_correction_term): NaN for
+// two moves of one atom (the later one is evaluated again if the earlier one is accepted), zero for
+// a pair apart.
+KOKKOS_INLINE_FUNCTION double batch_correction_of(int kind, const double term[4])
+{
+  if (kind == BATCH_SAME_ATOM) return Kokkos::Experimental::quiet_NaN<double>::value;
+  if (kind == BATCH_APART) return 0.0;
+  return correction_of_terms(term[0], term[1], term[2], term[3]);
+}
+
+// Move a's correction to move m's energy change (a before m), and the pair's kind, on one thread
+// (the Ewald chain's finish kernel takes the four terms on four threads). `terms` are the
+// coefficients of the pair of their types.
 template <class Pairs>
 KOKKOS_INLINE_FUNCTION double batch_correction(const BatchMove &a, const BatchMove &m, const PairCoeff *terms,
                                                int nterms, const double len[3], double cutsq_max, int &kind)
 {
   kind = batch_pair_kind(a, m, len, cutsq_max);
-  if (kind == BATCH_SAME_ATOM) return Kokkos::Experimental::quiet_NaN<double>::value;
-  if (kind == BATCH_APART) return 0.0;
-  return move_correction<Pairs>(terms, nterms, a.p_old, a.p_new, m.p_old, m.p_new, NearestImageRsq{len});
+  double term[4] = {0.0, 0.0, 0.0, 0.0};
+  if (kind == BATCH_NEAR)
+    for (int t = 0; t < 4; t++) term[t] = batch_correction_term<Pairs>(a, m, terms, nterms, len, t);
+  return batch_correction_of(kind, term);
 }
 
 // The corrections of a batch, from the evaluated positions: a team per move m, a thread per

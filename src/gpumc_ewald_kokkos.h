@@ -495,10 +495,7 @@ struct EwaldBatchFinishFunctor {
     team.team_barrier();
     Kokkos::single(Kokkos::PerTeam(team), [&]() {
       if (i < pairs) {
-        const double pair_terms = kind == BATCH_SAME_ATOM ? Kokkos::Experimental::quiet_NaN<double>::value
-            : kind == BATCH_NEAR                          ? correction_of_terms(term(0), term(1), term(2), term(3))
-                                                          : 0.0;
-        e.pair_correction(i) = pair_terms + e.qqrd2e * sum;
+        e.pair_correction(i) = batch_correction_of(kind, term.data()) + e.qqrd2e * sum;
       } else {
         b.du_u(i - pairs, 0) += e.qqrd2e * sum;
       }
