@@ -269,9 +269,10 @@ struct CheckerTrialFunctor {
             const Real rsq_new = frame_rsq(un, p), rsq_old = frame_rsq(uo, p);
             if constexpr (Pairs::any_kind) {
               // in place: a table term finds its values at an offset from itself
-              const PairCoeffT<Real> *pc = row + jtype * nt;
-              part += (double) pair_energy<Pairs>(pc, nt, rsq_new);
-              part -= (double) pair_energy<Pairs>(pc, nt, rsq_old);
+              Real e_new, e_old;
+              pair_energies<Pairs>(row + jtype * nt, nt, rsq_new, rsq_old, e_new, e_old);
+              part += (double) e_new;
+              part -= (double) e_old;
             } else {
               const PairCoeffT<Real> pc = row[jtype * nt];
               part += (double) pair_energy<false>(pc, rsq_new);

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 namespace gpumc {
@@ -167,8 +168,10 @@ GPUMC_INLINE Real table_energy(const PairCoeffT<Real> &p, Real rsq)
 }
 
 // The distances a pair's terms are written in: r^2, r and 1/r, worked out once per pair for all of
-// its terms (a sqrt and a division in double precision cost as much as an exp on a GPU). In double
-// precision r and 1/r are the correctly rounded sqrt(r^2) and 1 / r on host and device alike.
+// its terms (a sqrt and a division in double precision cost as much as an exp on a GPU). On the
+// host r and 1/r are the correctly rounded sqrt(r^2) and 1 / r; on a CUDA device 1/r is the
+// hardware-seeded reciprocal square root (rsqrt: within an ulp or two, in about half the
+// instructions of a sqrt and a division) and r = r^2 / r that.
 template <class Real>
 struct PairDistance {
   Real rsq, r, rinv;
@@ -178,8 +181,16 @@ GPUMC_INLINE PairDistance<Real> pair_distance(Real rsq)
 {
   PairDistance<Real> d;
   d.rsq = rsq;
+#ifdef __CUDA_ARCH__
+  if constexpr (std::is_same<Real, float>::value)
+    d.rinv = rsqrtf(rsq);
+  else
+    d.rinv = rsqrt(rsq);
+  d.r = rsq > Real(0) ? rsq * d.rinv : Real(0);    // (r = 0, 1/r = inf at r^2 = 0, as on the host)
+#else
   d.r = real_sqrt(rsq);
   d.rinv = Real(1) / d.r;
+#endif
   return d;
 }
 
@@ -231,38 +242,79 @@ GPUMC_INLINE Real rare_pair_energy_unshifted(const PairCoeffT<Real> &p, Real rsq
   }
 }
 
-// Energy of a term of any kind (RARE false: no rare kind, which then count 0), without its shift.
+// A term's kind as a type, for code written once for every kind (PAIR_RARE: any kind of
+// rare_pair_energy_unshifted, told apart there at run time).
+constexpr int PAIR_RARE = -1;
+template <int KIND>
+struct PairKindTag {
+  static constexpr int kind = KIND;
+};
+
+// Energy of a term of kind KIND, without its shift.
+template <int KIND, class Real>
+GPUMC_INLINE Real kind_energy_unshifted(const PairCoeffT<Real> &p, const PairDistance<Real> &d)
+{
+  if constexpr (KIND == PAIR_LJ_CUT) {
+    // (1/r^2 from the distance's 1/r: no second division beside the other terms of a pair; the
+    // host's shortcut for a lone lj/cut term below divides, the same to round-off)
+    return lj_energy_unshifted(p, d.rinv * d.rinv);
+  } else if constexpr (KIND == PAIR_MORSE) {
+    return morse_energy_unshifted(p, d.r);
+  } else if constexpr (KIND == PAIR_BORN) {
+    const Real r2inv = d.rinv * d.rinv;
+    const Real r6inv = r2inv * r2inv * r2inv;
+    const Real rexp = real_exp((p.c - d.r) * p.b);
+    return p.a * rexp - p.d * r6inv + p.e * r6inv * r2inv;
+  } else if constexpr (KIND == PAIR_BUCK) {
+    const Real r2inv = d.rinv * d.rinv;
+    const Real r6inv = r2inv * r2inv * r2inv;
+    return p.a * real_exp(-d.r * p.b) - p.c * r6inv;
+  } else if constexpr (KIND == PAIR_YUKAWA) {
+    return p.a * real_exp(-p.b * d.r) * d.rinv;
+  } else if constexpr (KIND == PAIR_COUL_CUT) {
+    return p.a * d.rinv;
+  } else if constexpr (KIND == PAIR_COUL_DSF) {
+    const Real erfcc = dsf_erfc(p.b * d.r, real_exp(-p.b * p.b * d.rsq));
+    return p.a * d.rinv * (erfcc - d.r * p.c - d.rsq * p.d);
+  } else if constexpr (KIND == PAIR_COUL_LONG) {
+    return p.a * d.rinv * dsf_erfc(p.b * d.r, real_exp(-p.b * p.b * d.rsq));
+  } else if constexpr (KIND == PAIR_RARE) {
+    return rare_pair_energy_unshifted(p, d.rsq, d.r);
+  } else {
+    return Real(0);
+  }
+}
+
+// The one dispatch on a term's kind: visit(PairKindTag<kind>{}) (RARE false: no rare kind, which
+// then count as PAIR_NONE, 0).
+template <bool RARE, class Visit>
+GPUMC_INLINE void visit_pair_kind(int kind, const Visit &visit)
+{
+  switch (kind) {
+    case PAIR_NONE: visit(PairKindTag<PAIR_NONE>{}); return;
+    case PAIR_LJ_CUT: visit(PairKindTag<PAIR_LJ_CUT>{}); return;
+    case PAIR_MORSE: visit(PairKindTag<PAIR_MORSE>{}); return;
+    case PAIR_BORN: visit(PairKindTag<PAIR_BORN>{}); return;
+    case PAIR_BUCK: visit(PairKindTag<PAIR_BUCK>{}); return;
+    case PAIR_YUKAWA: visit(PairKindTag<PAIR_YUKAWA>{}); return;
+    case PAIR_COUL_CUT: visit(PairKindTag<PAIR_COUL_CUT>{}); return;
+    case PAIR_COUL_DSF: visit(PairKindTag<PAIR_COUL_DSF>{}); return;
+    case PAIR_COUL_LONG: visit(PairKindTag<PAIR_COUL_LONG>{}); return;
+    default:
+      if constexpr (RARE)
+        visit(PairKindTag<PAIR_RARE>{});
+      else
+        visit(PairKindTag<PAIR_NONE>{});
+  }
+}
+
+// Energy of a term of any kind, without its shift.
 template <bool RARE = true, class Real>
 GPUMC_INLINE Real pair_energy_unshifted(const PairCoeffT<Real> &p, const PairDistance<Real> &d)
 {
-  switch (p.kind) {
-    case PAIR_NONE: return Real(0);
-    // (1/r^2 from the distance's 1/r: no second division beside the other terms of a pair; the host's
-    // shortcut for a lone lj/cut term below divides, the same to round-off)
-    case PAIR_LJ_CUT: return lj_energy_unshifted(p, d.rinv * d.rinv);
-    case PAIR_MORSE: return morse_energy_unshifted(p, d.r);
-    case PAIR_BORN: {
-      const Real r2inv = d.rinv * d.rinv;
-      const Real r6inv = r2inv * r2inv * r2inv;
-      const Real rexp = real_exp((p.c - d.r) * p.b);
-      return p.a * rexp - p.d * r6inv + p.e * r6inv * r2inv;
-    }
-    case PAIR_BUCK: {
-      const Real r2inv = d.rinv * d.rinv;
-      const Real r6inv = r2inv * r2inv * r2inv;
-      return p.a * real_exp(-d.r * p.b) - p.c * r6inv;
-    }
-    case PAIR_YUKAWA: return p.a * real_exp(-p.b * d.r) * d.rinv;
-    case PAIR_COUL_CUT: return p.a * d.rinv;
-    case PAIR_COUL_DSF: {
-      const Real erfcc = dsf_erfc(p.b * d.r, real_exp(-p.b * p.b * d.rsq));
-      return p.a * d.rinv * (erfcc - d.r * p.c - d.rsq * p.d);
-    }
-    case PAIR_COUL_LONG: return p.a * d.rinv * dsf_erfc(p.b * d.r, real_exp(-p.b * p.b * d.rsq));
-    default:
-      if constexpr (RARE) return rare_pair_energy_unshifted(p, d.rsq, d.r);
-      return Real(0);
-  }
+  Real e = Real(0);
+  visit_pair_kind<RARE>(p.kind, [&](auto kind) { e = kind_energy_unshifted<decltype(kind)::kind>(p, d); });
+  return e;
 }
 
 // Energy of one term at distance d; zero at and beyond its cutoff.
@@ -278,6 +330,21 @@ GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> &p, const PairDistance<Real
 #else
   return d.rsq < p.cutsq ? pair_energy_unshifted<RARE>(p, d) - p.offset : Real(0);
 #endif
+}
+// The same at two distances (a moved atom's new and old ones) in one dispatch on the kind, so that
+// the two evaluations are independent work (on a GPU their exps and divisions overlap): each
+// equals pair_energy(p, d), evaluated and then selected.
+template <bool RARE = true, class Real>
+GPUMC_INLINE void pair_energies(const PairCoeffT<Real> &p, const PairDistance<Real> &d_a,
+                                const PairDistance<Real> &d_b, Real &e_a, Real &e_b)
+{
+  visit_pair_kind<RARE>(p.kind, [&](auto kind) {
+    constexpr int KIND = decltype(kind)::kind;
+    e_a = kind_energy_unshifted<KIND>(p, d_a) - p.offset;
+    e_b = kind_energy_unshifted<KIND>(p, d_b) - p.offset;
+  });
+  e_a = d_a.rsq < p.cutsq ? e_a : Real(0);
+  e_b = d_b.rsq < p.cutsq ? e_b : Real(0);
 }
 // The same at squared distance rsq; ANY_KIND false: an lj/cut or morse term (PairsLJMorse).
 template <bool ANY_KIND = true, class Real>
@@ -315,6 +382,34 @@ GPUMC_INLINE Real pair_energy(const PairCoeffT<Real> *terms, int nterms, Real rs
   }
 }
 
+// The energies of a type pair at two squared distances (a moved atom's new and old ones), term by
+// term: the same values, summed in the same order, as two calls of pair_energy.
+template <class Pairs = PairsAny, class Real>
+GPUMC_INLINE void pair_energies(const PairCoeffT<Real> *terms, int nterms, Real rsq_a, Real rsq_b, Real &e_a,
+                                Real &e_b)
+{
+  if constexpr (!Pairs::any_kind) {
+    e_a = pair_energy<false>(terms[0], rsq_a);
+    e_b = pair_energy<false>(terms[0], rsq_b);
+  } else {
+#ifndef __CUDA_ARCH__
+    if (nterms == 1 && (terms[0].kind == PAIR_LJ_CUT || terms[0].kind == PAIR_MORSE)) {
+      e_a = pair_energy<false>(terms[0], rsq_a);
+      e_b = pair_energy<false>(terms[0], rsq_b);
+      return;
+    }
+#endif
+    const PairDistance<Real> d_a = pair_distance(rsq_a), d_b = pair_distance(rsq_b);
+    pair_energies<Pairs::rare_kinds>(terms[0], d_a, d_b, e_a, e_b);
+    for (int t = 1; t < nterms; t++) {
+      Real term_a, term_b;
+      pair_energies<Pairs::rare_kinds>(terms[t], d_a, d_b, term_a, term_b);
+      e_a += term_a;
+      e_b += term_b;
+    }
+  }
+}
+
 // The correction that an accepted move of one atom (from was to now) makes to the energy change
 // of a move of another (from p_old to p_new): the pair terms of the first atom's new position
 // replace those of its old one in both of the second's energies. Pair terms in precision Real,
@@ -331,10 +426,10 @@ template <class Pairs = PairsAny, class Real, class Rsq>
 GPUMC_INLINE double move_correction(const PairCoeffT<Real> *terms, int nterms, const Real was[3], const Real now[3],
                                     const Real p_old[3], const Real p_new[3], const Rsq &rsq)
 {
-  return correction_of_terms((double) pair_energy<Pairs>(terms, nterms, rsq(p_new, now)),
-                             (double) pair_energy<Pairs>(terms, nterms, rsq(p_new, was)),
-                             (double) pair_energy<Pairs>(terms, nterms, rsq(p_old, now)),
-                             (double) pair_energy<Pairs>(terms, nterms, rsq(p_old, was)));
+  Real new_now, new_was, old_now, old_was;
+  pair_energies<Pairs>(terms, nterms, rsq(p_new, now), rsq(p_new, was), new_now, new_was);
+  pair_energies<Pairs>(terms, nterms, rsq(p_old, now), rsq(p_old, was), old_now, old_was);
+  return correction_of_terms((double) new_now, (double) new_was, (double) old_now, (double) old_was);
 }
 template <class Real, class Rsq>
 GPUMC_INLINE double move_correction(const PairCoeffT<Real> &pc, const Real was[3], const Real now[3],
@@ -503,7 +598,7 @@ struct PairTable {
       coeff[at].a = (double) ((long) first - (long) at);
     }
   }
-  // Every term of a kind that pair_energy_unshifted evaluates itself (not rare_pair_energy_unshifted):
+  // Every term of a kind that visit_pair_kind dispatches itself (not to rare_pair_energy_unshifted):
   // kernels for PairsAnalytic evaluate the table. (A list of those kinds, so that a kind added
   // later runs the kernels for every kind until it is listed here.)
   bool analytic_only() const
