@@ -7,8 +7,7 @@ every other round, so that a drift of the machine (clocks, temperature) falls on
     run_style gpumc, run 1 then run S/10 (S sweeps; rate = S N / loop time of the second run)
 with `lmp -k on g 1 -sf kk -pk kokkos neigh half newton on`, on the systems of lammps_bench.py.
 Writes <out>/<stem>.json (every run) and <out>/<stem>.md: per build the mean rate over the rounds
-with its spread, each build against the first, and each system against the first system (the
-ratio that issue goals such as "BKS silica at least half of Morse SiO2's rate" are stated in).
+with its spread, each build against the first, and each system against the first system.
 Usage: bench/ab_builds.py --lmp before=/path/lmp --lmp after=/path/lmp [--systems sio2-morse,sio2-bks]
        [--precisions double,mixed] [--n 42] [--sweeps 200] [--rounds 2] [--out DIR] [--stem NAME]
 """
@@ -29,13 +28,13 @@ def deck(system, n, precision, sweeps):
             f"thermo 100000\nrun_style gpumc\nrun 1\nrun {sweeps // 10}\n")
 
 
-def table(builds, systems, precisions, runs, n, sweeps, rounds, complete):
+def table(builds, systems, precisions, runs, n, sweeps, rounds, complete, device):
     natoms = n ** 3
     rates = {}
     for r in runs:
         rates.setdefault((r["build"], r["system"], r["precision"]), []).append(r["moves_per_s"])
     mean = {k: statistics.mean(v) for k, v in rates.items()}
-    lines = [f"# A/B of GPU builds on the checkerboard ({gpu_name()}, {datetime.date.today()})", "",
+    lines = [f"# A/B of GPU builds on the checkerboard ({device}, {datetime.date.today()})", "",
              f"`bench/ab_builds.py`: N = {natoms}, {sweeps} sweeps per run under `run_style gpumc` (10 per "
              f"timestep), {rounds} rounds, the builds' order reversed every other round. Trial moves/s, mean of "
              "the rounds (each round's figure in brackets).", ""]
@@ -78,12 +77,27 @@ def main():
     ap.add_argument("--out", default="bench/results")
     ap.add_argument("--stem", default=f"ab-{datetime.date.today()}")
     args = ap.parse_args()
-    builds = dict(item.split("=", 1) for item in args.lmp)
+    builds = {}
+    for item in args.lmp:
+        name, sep, path = item.partition("=")
+        if not sep or not name or not path:
+            ap.error(f"--lmp {item}: give NAME=PATH")
+        if name in builds:
+            ap.error(f"--lmp: build name {name} given twice")
+        builds[name] = path
+    if len(builds) < 2:
+        ap.error("give two or more builds (--lmp NAME=PATH, repeated)")
     names = list(builds)
     systems, precisions = args.systems.split(","), args.precisions.split(",")
     for s in systems:
         if s not in SYSTEMS:
             ap.error(f"unknown system {s}")
+    for p in precisions:
+        if p not in ("double", "mixed"):
+            ap.error(f"unknown precision {p}: double or mixed")
+    if args.sweeps < 10 or args.sweeps % 10:
+        ap.error("--sweeps: a positive multiple of 10 (10 sweeps per timestep)")
+    device = gpu_name()
     natoms = args.n ** 3
     runs = []
     with tempfile.TemporaryDirectory() as work:
@@ -94,12 +108,12 @@ def main():
                         out = run_lammps(builds[b], deck(s, args.n, p, args.sweeps), work, KOKKOS)
                         rate = args.sweeps * natoms / loop_time(out)
                         runs.append({"round": rnd, "build": b, "system": s, "precision": p, "n_atoms": natoms,
-                                     "sweeps": args.sweeps, "moves_per_s": rate, "device": gpu_name(),
+                                     "sweeps": args.sweeps, "moves_per_s": rate, "device": device,
                                      "date": str(datetime.date.today())})
                         print(f"round {rnd} {b} {s} {p}: {rate:.4e} trial moves/s", flush=True)
                         save_results(args.out, args.stem, runs,
-                                     table(names, systems, precisions, runs, args.n, args.sweeps, args.rounds, False))
-    save_results(args.out, args.stem, runs, table(names, systems, precisions, runs, args.n, args.sweeps, args.rounds, True))
+                                     table(names, systems, precisions, runs, args.n, args.sweeps, args.rounds, False, device))
+    save_results(args.out, args.stem, runs, table(names, systems, precisions, runs, args.n, args.sweeps, args.rounds, True, device))
 
 
 if __name__ == "__main__":

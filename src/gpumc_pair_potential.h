@@ -151,7 +151,7 @@ GPUMC_INLINE Real table_value(const PairCoeffT<Real> *base, int j)
 template <class Real>
 GPUMC_INLINE Real table_energy(const PairCoeffT<Real> &p, Real rsq)
 {
-  if (rsq < p.b) return Real(INFINITY);
+  if (!(rsq >= p.b)) return Real(INFINITY);    // (and a NaN distance: no index from it)
   const PairCoeffT<Real> *values = &p + (long) p.a;
   int i = (int) ((rsq - p.b) * p.c);
   const int last = (int) p.e;
@@ -170,8 +170,8 @@ GPUMC_INLINE Real table_energy(const PairCoeffT<Real> &p, Real rsq)
 // The distances a pair's terms are written in: r^2, r and 1/r, worked out once per pair for all of
 // its terms (a sqrt and a division in double precision cost as much as an exp on a GPU). On the
 // host r and 1/r are the correctly rounded sqrt(r^2) and 1 / r; on a CUDA device 1/r is the
-// hardware-seeded reciprocal square root (rsqrt: within an ulp or two, in about half the
-// instructions of a sqrt and a division) and r = r^2 / r that.
+// reciprocal square root (rsqrt, within an ulp or two) and r is r^2 times it: fewer instructions
+// than a sqrt and a division (BKS silica's checkerboard 1.02x in double, 1.05x in mixed precision).
 template <class Real>
 struct PairDistance {
   Real rsq, r, rinv;
@@ -285,8 +285,8 @@ GPUMC_INLINE Real kind_energy_unshifted(const PairCoeffT<Real> &p, const PairDis
   }
 }
 
-// The one dispatch on a term's kind: visit(PairKindTag<kind>{}) (RARE false: no rare kind, which
-// then count as PAIR_NONE, 0).
+// The dispatch on a term's kind of pair_energy_unshifted and pair_energies:
+// visit(PairKindTag<kind>{}) (RARE false: no rare kind, which then count as PAIR_NONE, 0).
 template <bool RARE, class Visit>
 GPUMC_INLINE void visit_pair_kind(int kind, const Visit &visit)
 {

@@ -297,3 +297,60 @@ TEST(Moves, MetropolisFromLogUDecidesAsThePlainTest)
   EXPECT_EQ(disagreements, 0);
   EXPECT_GT(near_threshold, 200000);
 }
+
+// pair_energies (a type pair's terms at a moved atom's new and old distances, in one dispatch per
+// term: the checkerboard trial kernel's evaluation) gives the values of two pair_energy calls, for
+// every kind but the tables, in the kernels' three sets of kinds, inside and beyond each cutoff.
+TEST(Engine, PairEnergiesAtTwoDistancesAreTwoPairEnergyCalls)
+{
+  auto term = [](int kind, double cut, double a, double b, double c, double d, double e, double offset) {
+    PairCoeff p;
+    p.kind = kind;
+    p.cutsq = cut * cut;
+    p.a = a;
+    p.b = b;
+    p.c = c;
+    p.d = d;
+    p.e = e;
+    p.offset = offset;
+    return p;
+  };
+  const std::vector<PairCoeff> kinds = {
+      make_lj_cut(0.1, 1.5, 3.0, true),
+      make_morse(1.99597, 2.6518, 1.628, 9.0, true),
+      term(PAIR_BORN, 7.0, 0.25, 1.0 / 0.317, 2.34, 1.05, 0.49, 0.001),
+      term(PAIR_BUCK, 8.0, 18003.7572, 1.0 / 0.205205, 133.5381, 0.0, 0.0, 0.0),
+      term(PAIR_YUKAWA, 6.0, 2.0, 0.8, 0.0, 0.0, 0.0, 0.01),
+      term(PAIR_COUL_CUT, 9.0, -41.5, 0.0, 0.0, 0.0, 0.0, 0.0),
+      term(PAIR_COUL_DSF, 9.0, -41.5, 0.25, 0.012, 0.0013, 0.0, 0.0),
+      term(PAIR_COUL_LONG, 9.0, 20.7, 0.31, 0.0, 0.0, 0.0, 0.0),
+      term(PAIR_COUL_ERFC, 8.5, 20.7, 0.2, 0.015, 0.0, 0.0, 0.0),    // rare
+      term(PAIR_MIE, 5.0, 3.0, 2.0, 7.0, 3.0, 0.0, 0.0),              // rare
+      term(PAIR_SOFT, 2.5, 4.0, 2.5, 0.0, 0.0, 0.0, 0.0),             // rare
+      PairCoeff{},
+  };
+  std::mt19937_64 gen(2911);
+  std::uniform_real_distribution<double> r(0.7, 10.0);
+  std::uniform_int_distribution<int> pick(0, (int) kinds.size() - 1);
+  int compared = 0;
+  for (int trial = 0; trial < 2000; trial++) {
+    const int nterms = 1 + trial % 3;
+    PairCoeff terms[3];
+    for (int t = 0; t < nterms; t++) terms[t] = kinds[pick(gen)];
+    const double ra = r(gen), rb = r(gen), rsq_a = ra * ra, rsq_b = rb * rb;
+    double e_a, e_b;
+    pair_energies<PairsAny>(terms, nterms, rsq_a, rsq_b, e_a, e_b);
+    EXPECT_EQ(e_a, pair_energy<PairsAny>(terms, nterms, rsq_a));
+    EXPECT_EQ(e_b, pair_energy<PairsAny>(terms, nterms, rsq_b));
+    pair_energies<PairsAnalytic>(terms, nterms, rsq_a, rsq_b, e_a, e_b);
+    EXPECT_EQ(e_a, pair_energy<PairsAnalytic>(terms, nterms, rsq_a));
+    EXPECT_EQ(e_b, pair_energy<PairsAnalytic>(terms, nterms, rsq_b));
+    if (terms[0].kind == PAIR_LJ_CUT || terms[0].kind == PAIR_MORSE) {
+      pair_energies<PairsLJMorse>(terms, 1, rsq_a, rsq_b, e_a, e_b);
+      EXPECT_EQ(e_a, pair_energy<PairsLJMorse>(terms, 1, rsq_a));
+      EXPECT_EQ(e_b, pair_energy<PairsLJMorse>(terms, 1, rsq_b));
+    }
+    compared++;
+  }
+  EXPECT_EQ(compared, 2000);
+}
