@@ -451,6 +451,22 @@ struct FrameRsq {
   GPUMC_INLINE Real operator()(const Real p[3], const Real q[3]) const { return frame_rsq(p, q); }
 };
 
+// A term of a kind from its squared cutoff and the parameters listed at its PairKind.
+inline PairCoeff make_pair_term(int kind, double cutsq, double a, double b = 0.0, double c = 0.0, double d = 0.0,
+                                double e = 0.0, double offset = 0.0)
+{
+  PairCoeff p;
+  p.kind = kind;
+  p.cutsq = cutsq;
+  p.a = a;
+  p.b = b;
+  p.c = c;
+  p.d = d;
+  p.e = e;
+  p.offset = offset;
+  return p;
+}
+
 // Coefficients from the parameters LAMMPS's pair styles hold after mixing (init_one).
 inline PairCoeff make_lj_cut(double epsilon, double sigma, double cut, bool shift)
 {

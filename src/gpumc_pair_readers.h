@@ -45,16 +45,7 @@ namespace GPUMC {
     void add(int kind, double cutsq, double a, double b = 0.0, double c = 0.0, double d = 0.0, double e = 0.0,
              double offset = 0.0)
     {
-      gpumc::PairCoeff p;
-      p.kind = kind;
-      p.cutsq = cutsq;
-      p.a = a;
-      p.b = b;
-      p.c = c;
-      p.d = d;
-      p.e = e;
-      p.offset = offset;
-      terms.push_back(p);
+      terms.push_back(gpumc::make_pair_term(kind, cutsq, a, b, c, d, e, offset));
     }
     // qqrd2e q_i q_j: zero where a type has no atoms (its charge is unknown and no energy has it)
     double qq() const

@@ -304,16 +304,7 @@ TEST(Moves, MetropolisFromLogUDecidesAsThePlainTest)
 TEST(Engine, PairEnergiesAtTwoDistancesAreTwoPairEnergyCalls)
 {
   auto term = [](int kind, double cut, double a, double b, double c, double d, double e, double offset) {
-    PairCoeff p;
-    p.kind = kind;
-    p.cutsq = cut * cut;
-    p.a = a;
-    p.b = b;
-    p.c = c;
-    p.d = d;
-    p.e = e;
-    p.offset = offset;
-    return p;
+    return make_pair_term(kind, cut * cut, a, b, c, d, e, offset);
   };
   const std::vector<PairCoeff> kinds = {
       make_lj_cut(0.1, 1.5, 3.0, true),
