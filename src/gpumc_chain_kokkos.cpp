@@ -70,6 +70,7 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
     const size_t bytes = Commit::scratch_bytes(batch, ew_.nk > 0);
     // one batch: moves from `from` (count of them), or (end >= 0) from where the last batch ended
     auto launch = [&](uint64_t from, int count, int64_t end) {
+      ew_.buffer ^= 1;    // (batches alternate between the Ewald buffers: kk::EwaldData)
       kk::ChainEvaluateFunctor<DeviceType, Pairs> evaluate{c_,      mobile, chain_, rng, dmax, from,
                                                            nmobile, count,  end,    ew_};
       Kokkos::parallel_for("gpumc:chain_evaluate", light(TeamPolicy(count, team_size())), evaluate);
@@ -84,7 +85,6 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
       Commit commit{c_, mobile, chain_, rng, beta, dmax, from, nmobile, count, ew_, end};
       Kokkos::parallel_for("gpumc:chain_commit",
                            light(TeamPolicy(1, commit_team())).set_scratch_size(0, Kokkos::PerTeam(bytes)), commit);
-      if (ew_.nk) ewald_chain_apply(count);
     };
     if (!ew_.nk) {
       for (uint64_t done = 0; done < nmoves; done += batch)
@@ -111,6 +111,7 @@ void DeviceSystem<DeviceType>::chain(View<int *> mobile, double beta, double dma
     run(PairsLJMorse{});
   else
     run(PairsAny{});
+  ewald_apply_pending();    // (S current, as the rest of the engine expects it)
 }
 
 // the team that evaluates one move of a batch of the sequential chain: on a GPU 512 threads

@@ -223,10 +223,12 @@ struct ChainCommitFunctor {
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
     const int lane = team.team_rank(), group = team.team_size();    // (group divides 32)
-    // the moves whose change of S is to be applied (EwaldApplyFunctor): none unless written here
-    if (ew.nk)
-      for (int k = lane; k < b.size(); k += group) ew.state(k) = 0;
-    if (c.counter(DC_STOPPED)) return;
+    if (c.counter(DC_STOPPED)) return;    // (the last batch decided stays pending: EwaldData)
+    // the moves whose change of S is to be applied (EwaldData::applied): none unless written here
+    if (ew.nk) {
+      for (int k = lane; k < b.size(); k += group) ew.applied(ew.buffer, k) = 0.0;
+      if (lane == 0) ew.pending() = 1 + ew.buffer;
+    }
     uint64_t first;
     int count;
     b.span(launched_first, launched_count, end, first, count);
@@ -331,7 +333,8 @@ struct ChainCommitFunctor {
     // the accepted moves before `end` are written: their changes of S are to be applied
     auto record_written = [&](int end) {
       if (ew.nk)
-        for (int a = lane; a < end; a += group) ew.state(a) = accepted(a) > REJECTED ? 1 : 0;
+        for (int a = lane; a < end; a += group)
+          ew.applied(ew.buffer, a) = accepted(a) > REJECTED ? ew.charge(index(4 * a + 1)) : 0.0;
     };
     // writes the accepted moves from..to-1 (all decided) to the cell list in chain order; false if
     // the chain stopped before one of them (its counters then hold the moves before it)

@@ -216,8 +216,14 @@ struct BatchData {
 };
 
 // The device's Ewald state: the wave vectors of the current box, their weights, S, the charge of
-// each type, and for a chain batch the parts of its sums over the wave vectors and whether each
-// move was accepted and written (state).
+// each type, and for the chain's batches the parts of their sums over the wave vectors and the
+// accepted moves whose changes of S are still to be applied.
+//
+// Batches alternate between two buffers of phase tables and accepted moves: the one-pass kernel of
+// a batch (kk::EwaldBatchFunctor) adds the previous batch's accepted moves to S as it stages the
+// wave vectors, while that batch's own moves' tables are in the other buffer. The moves of the
+// chain's last batch are applied at its end (kk::EwaldApplyFunctor), so S is current between runs
+// of the chain.
 template <class DeviceType>
 struct EwaldData {
   template <class T>
@@ -233,15 +239,23 @@ struct EwaldData {
   // sum ug 2 Re(conj delta_a delta_m), delta a move's change of S
   Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> part_own, part_pair;
   // per move of a chain batch, exp(2 pi i m s_d) of its old and new positions along each dimension
-  // for m = -kmax..kmax: at ((position * 3 + d) (2 kmax + 1) + m + kmax, move, re / im)
-  // (phase_by_move: the same at (move, row, re / im), for reads along the wave vectors; in both,
+  // for m = -kmax..kmax: at ((position * 3 + d) (2 kmax + 1) + m + kmax, column, re / im), move k
+  // of buffer u in column batch_column(k) = u * batch + k
+  // (phase_by_move: the same at (column, row, re / im), for reads along the wave vectors; in both,
   // re and im adjacent and 16-byte aligned: kk::load_phase reads them as one)
   int kmax = 0;
   Kokkos::View<double ***, Kokkos::LayoutRight, DeviceType> phase, phase_by_move;
   // per pair of moves a < m at p: move a's whole correction to move m's energy change (pair terms
   // and coupling through S), for the deciding team to copy at once
   View<double *> pair_correction;
-  View<int *> state;
+  // per buffer and move: the charge of a move accepted and written to the cell list, else 0
+  Kokkos::View<double **, Kokkos::LayoutRight, DeviceType> applied;
+  // 1 + the buffer whose accepted moves are yet to be added to S, 0 if none (set by the deciding
+  // kernel, kk::ChainCommitFunctor)
+  View<int> pending;
+  int buffer = 0;    // the buffer of the batch being launched
+
+  KOKKOS_INLINE_FUNCTION int batch_column(int k) const { return buffer * (int) applied.extent(1) + k; }
 };
 
 // Atoms of the checkerboard cells: cell_count per cell, cell_atom(cell * cap + s) its atoms in

@@ -112,15 +112,18 @@ void DeviceSystem<DeviceType>::ensure_ewald_batch(int batch)
   fit(ew_.part_own, "gpumc:ewald_part_own", teams, batch);
   fit(ew_.part_pair, "gpumc:ewald_part_pair", teams, pairs);
   const size_t rows = 6 * (2 * ew_.kmax + 1);
-  if (ew_.phase.extent(0) != rows || ew_.phase.extent(1) != (size_t) batch) {
+  if (ew_.phase.extent(0) != rows || ew_.phase.extent(1) != (size_t) (2 * batch)) {
     using V3 = decltype(ew_.phase);
-    ew_.phase = V3(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_phase"), rows, batch, 2);
-    ew_.phase_by_move = V3(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_phase_by_move"), batch, rows, 2);
+    ew_.phase = V3(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_phase"), rows, 2 * batch, 2);
+    ew_.phase_by_move =
+        V3(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_phase_by_move"), 2 * batch, rows, 2);
   }
   if (ew_.pair_correction.extent(0) != (size_t) pairs)
     ew_.pair_correction =
         View<double *>(Kokkos::view_alloc(Kokkos::WithoutInitializing, "gpumc:ewald_pair_correction"), pairs);
-  if (ew_.state.extent(0) != (size_t) batch) ew_.state = View<int *>("gpumc:ewald_state", batch);
+  if (ew_.applied.extent(1) != (size_t) batch)
+    ew_.applied = decltype(ew_.applied)("gpumc:ewald_applied", 2, batch);
+  if (!ew_.pending.data()) ew_.pending = View<int>("gpumc:ewald_pending");
 }
 
 // a batch's moves' changes of E_recip and the coupling of every pair of them (one pass over the
@@ -143,15 +146,19 @@ void DeviceSystem<DeviceType>::ewald_chain_evaluate(int count, int64_t end, doub
                        Finish{c_, ew_, chain_, pairs, teams, cutsq_max});
 }
 
+// the moves of the chain's last batch added to S (kk::EwaldData: the one-pass kernels add those of
+// the batches before it)
 template <class DeviceType>
-void DeviceSystem<DeviceType>::ewald_chain_apply(int count)
+void DeviceSystem<DeviceType>::ewald_apply_pending()
 {
+  if (!ew_.nk || !ew_.pending.data()) return;
   using Apply = kk::EwaldApplyFunctor<DeviceType>;
   const int teams = (ew_.nk + Apply::WAVES - 1) / Apply::WAVES;
   Kokkos::parallel_for("gpumc:ewald_apply",
                        light(TeamPolicy(teams, on_host() ? 1 : Apply::WAVES))
-                           .set_scratch_size(0, Kokkos::PerTeam(Apply::scratch_bytes(count))),
-                       Apply{c_, ew_, chain_, count});
+                           .set_scratch_size(0, Kokkos::PerTeam(Apply::scratch_bytes((int) ew_.applied.extent(1)))),
+                       Apply{ew_});
+  Kokkos::deep_copy(ew_.pending, 0);
 }
 
 // A volume trial's E_recip, added to its pair energy (after trial_pair_energy): the trial box's
@@ -233,7 +240,7 @@ double DeviceSystem<DeviceType>::widom_ewald(const kk::WidomArgs &a, const Count
   template void DeviceSystem<D>::ensure_ewald_batch(int batch);                                                    \
   template void DeviceSystem<D>::ewald_chain_evaluate<PairsAny>(int count, int64_t end, double cutsq_max);          \
   template void DeviceSystem<D>::ewald_chain_evaluate<PairsLJMorse>(int count, int64_t end, double cutsq_max);      \
-  template void DeviceSystem<D>::ewald_chain_apply(int count);                                                     \
+  template void DeviceSystem<D>::ewald_apply_pending();                                                           \
   template bool DeviceSystem<D>::ewald_volume_trial_energy(kk::EwaldData<D> &trial, std::vector<EwaldVector> &kvec); \
   template void DeviceSystem<D>::ewald_volume_commit(const kk::EwaldData<D> &trial, std::vector<EwaldVector> &kvec); \
   template double DeviceSystem<D>::widom_ewald(const kk::WidomArgs &a, const CounterRNG &rng, uint64_t ninsert);

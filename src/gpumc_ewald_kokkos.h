@@ -96,7 +96,7 @@ KOKKOS_INLINE_FUNCTION void load_phase(const double *p, double &re, double &im)
 #endif
 }
 
-// Row r of move j's phase table, laid out by move (EwaldData::phase_by_move; written by
+// Row r of the phase table in column j, laid out by move (EwaldData::phase_by_move; written by
 // team_phases)
 template <class DeviceType>
 KOKKOS_INLINE_FUNCTION void phase_entry(const EwaldData<DeviceType> &e, int j, int r, double &re, double &im)
@@ -113,8 +113,8 @@ KOKKOS_INLINE_FUNCTION int phase_row(const EwaldData<DeviceType> &e, int positio
   return 3 * w * position + d * w + e.kmax + m;
 }
 
-// Move j's term in S for the wave vector m at its old (position 0) or new (1) position, from the
-// batch's phase tables
+// The term in S for the wave vector m of the move in column j at its old (position 0) or new (1)
+// position, from the batch's phase tables
 template <class DeviceType>
 KOKKOS_INLINE_FUNCTION void batch_term(const EwaldData<DeviceType> &e, int j, int position, const int m[3], double q,
                                        double &re, double &im)
@@ -136,11 +136,71 @@ KOKKOS_INLINE_FUNCTION void team_phases(const Member &team, const EwaldData<Devi
     const double x = r < 3 * w ? p_old[d] : p_new[d];
     double re, im;
     ewald_phase(r % w - e.kmax, (x - lo[d]) / len[d], re, im);
-    e.phase(r, k, 0) = re;
-    e.phase(r, k, 1) = im;
-    e.phase_by_move(k, r, 0) = re;
-    e.phase_by_move(k, r, 1) = im;
+    const int j = e.batch_column(k);
+    e.phase(r, j, 0) = re;
+    e.phase(r, j, 1) = im;
+    e.phase_by_move(j, r, 0) = re;
+    e.phase_by_move(j, r, 1) = im;
   });
+}
+
+// The change of S for the wave vector m by moves i0..i1-1 of a list of accepted moves (their phase
+// tables' columns and charges), summed in list order, the loads of two moves issued together (the
+// sum is a chain of latencies otherwise)
+template <class DeviceType>
+KOKKOS_INLINE_FUNCTION void moves_change(const EwaldData<DeviceType> &e, const int m[3], const int *column,
+                                         const double *charge, int i0, int i1, double &re, double &im)
+{
+  re = im = 0.0;
+  for (int i = i0; i < i1; i += 2) {
+    double term[2][2][2] = {};    // [move][old, new][re, im]
+    for (int u = 0; u < 2; u++)
+      if (i + u < i1)
+        for (int position = 0; position < 2; position++)
+          batch_term(e, column[i + u], position, m, charge[i + u], term[u][position][0], term[u][position][1]);
+    for (int u = 0; u < 2 && i + u < i1; u++) {
+      re += term[u][1][0] - term[u][0][0];
+      im += term[u][1][1] - term[u][0][1];
+    }
+  }
+}
+
+// S for the wave vector m (re, im) plus the changes of the n listed moves, summed in two halves
+// (two independent chains of latencies)
+template <class DeviceType>
+KOKKOS_INLINE_FUNCTION void add_moves_changes(const EwaldData<DeviceType> &e, const int m[3], const int *column,
+                                              const double *charge, int n, double &re, double &im)
+{
+  const int h = (n + 1) / 2;
+  double first[2], rest[2];
+  moves_change(e, m, column, charge, 0, h, first[0], first[1]);
+  moves_change(e, m, column, charge, h, n, rest[0], rest[1]);
+  re += first[0] + rest[0];
+  im += first[1] + rest[1];
+}
+
+// Lists, in chain order, the moves of buffer u that were accepted and written (EwaldData::applied)
+// by their columns and charges; returns how many, on the group's lanes (a CUDA warp, elsewhere one
+// thread)
+template <class DeviceType>
+KOKKOS_INLINE_FUNCTION int list_applied_moves(const EwaldData<DeviceType> &e, int u, int group, int lane, int *column,
+                                              double *charge)
+{
+  const int batch = (int) e.applied.extent(1);
+  int n = 0;
+  for (int base = 0; base < batch; base += group) {
+    const int a = base + lane;
+    const double q = a < batch ? e.applied(u, a) : 0.0;
+    int added;
+    const int slot = n + group_append(q != 0.0, group, lane, added);
+    if (q != 0.0) {
+      column[slot] = u * batch + a;
+      charge[slot] = q;
+    }
+    n += added;
+  }
+  group_sync(group);
+  return n;
 }
 
 // The blocks (of 8 moves) of tile i of the tensor cores' tile group w, row (side 0) and column
@@ -189,6 +249,10 @@ static_assert(ewald_tiles_cover_the_triangle(), "the tile groups cover the Gram 
 // over its range, in a fixed order. The pairs form a symmetric Gram matrix, of which only the
 // upper triangle is summed.
 //
+// S at the start of the batch is S after the previous batch: the team first adds that batch's
+// accepted moves (EwaldData::pending) to S over its range of wave vectors, each of which belongs to
+// one team, so that no kernel of its own updates S between batches.
+//
 // With FP64 tensor cores (CUDA, GPUMC_FP64_MMA) it is the product of sqrt(ug) delta with itself
 // (Re and Im parts as 2 STAGE steps of the inner dimension) in the 36 8 x 8 tiles of the upper
 // triangle, a group of six per warp (ewald_tile_block) whose tiles share their blocks of moves: a
@@ -235,7 +299,8 @@ struct EwaldBatchFunctor {
   {
     using S = ScratchView<ExecSpace, double>;
     return S::shmem_size(2 * STAGE * PITCH) + S::shmem_size(2 * WAVE * STAGE) +
-        ScratchView<ExecSpace, int>::shmem_size(2 * 3 * STAGE) + 2 * S::shmem_size(ROWS);
+        ScratchView<ExecSpace, int>::shmem_size(2 * 3 * STAGE) + 2 * S::shmem_size(ROWS) +
+        ScratchView<ExecSpace, int>::shmem_size(ROWS + 1) + S::shmem_size(ROWS);
   }
 
   // A stage of warp group W's tiles: rows, the stage's deltas; root_ug, its staged wave vectors'
@@ -274,6 +339,32 @@ GPUMC_UNROLL
     ScratchView<ExecSpace, int> wave_m(team.team_scratch(0), 2 * 3 * STAGE);
     ScratchView<ExecSpace, double> charge(team.team_scratch(0), ROWS);
     ScratchView<ExecSpace, double> own(team.team_scratch(0), ROWS);
+    // the previous batch's accepted moves, listed by the first group of threads ([ROWS]: how many)
+    ScratchView<ExecSpace, int> applied_column(team.team_scratch(0), ROWS + 1);
+    ScratchView<ExecSpace, double> applied_charge(team.team_scratch(0), ROWS);
+    const int group = host ? 1 : 32;
+    if (tid < group) {
+      const int pending = e.pending();
+      const int n = pending ? list_applied_moves(e, pending - 1, group, tid, applied_column.data(), applied_charge.data())
+                            : 0;
+      if (tid == 0) applied_column(ROWS) = n;
+    }
+    team.team_barrier();
+    // those moves added to S over the team's wave vectors, by every thread, before any is staged
+    // (not as the wave vectors are staged: the staging threads would be the stages' slowest)
+    if (const int napplied = applied_column(ROWS)) {
+      const int *const column = as_shared(applied_column.data());
+      const double *const charge_applied = as_shared(applied_charge.data());
+      for (int k = k_begin + tid; k < k_end; k += nthreads) {
+        int m[3];
+        wave_vector(e, k, m);
+        double re = e.s(k, 0), im = e.s(k, 1);
+        add_moves_changes(e, m, column, charge_applied, napplied, re, im);
+        e.s(k, 0) = re;
+        e.s(k, 1) = im;
+      }
+      team.team_barrier();
+    }
     // the threads that sum the moves' own changes and then stage the next wave vectors
     const bool spare = nthreads >= TILES + ROWS + STAGE;
     const int own_first = spare ? TILES : 0;    // (not with the tensor cores: warps 0 .. OWN_WARPS - 1)
@@ -341,7 +432,8 @@ GPUMC_UNROLL
       const int *m_staged = &wave_m(3 * buffer * STAGE);
       for (int j = tid % row_threads; j < ROWS; j += row_threads) {
         // m = 0 along x, y and z of the old position, and the step to the new position's rows
-        const double *x_old = e.phase.data() + phase_row(e, 0, 0, 0) * row + (j < count ? j : 0) * e.phase.stride(1),
+        const double *x_old = e.phase.data() + phase_row(e, 0, 0, 0) * row +
+                              e.batch_column(j < count ? j : 0) * e.phase.stride(1),
                      *y_old = x_old + (phase_row(e, 0, 1, 0) - phase_row(e, 0, 0, 0)) * row,
                      *z_old = x_old + (phase_row(e, 0, 2, 0) - phase_row(e, 0, 0, 0)) * row;
         const long to_new = (long) (phase_row(e, 1, 0, 0) - phase_row(e, 0, 0, 0)) * row;
@@ -503,42 +595,39 @@ struct EwaldBatchFinishFunctor {
   }
 };
 
-// S plus the changes of the moves of the batch that were accepted and written, in chain order,
-// computed again from their phase tables as EwaldBatchFunctor computed them (an uncharged move
-// changes nothing): a team stages the batch's charges, then a thread per wave vector.
+// S plus the changes of the pending moves (EwaldData::pending: the chain's last batch's accepted
+// moves, which no one-pass kernel has added), computed again from their phase tables as
+// EwaldBatchFunctor adds them: a team lists them, then a thread per wave vector.
 template <class DeviceType>
 struct EwaldApplyFunctor {
   using ExecSpace = typename DeviceType::execution_space;
   using Member = typename Kokkos::TeamPolicy<ExecSpace>::member_type;
   static constexpr int WAVES = 256;    // wave vectors per team
-  CellData<DeviceType> c;
   EwaldData<DeviceType> e;
-  BatchData<DeviceType> b;
-  int count;
 
-  static size_t scratch_bytes(int count) { return ScratchView<ExecSpace, double>::shmem_size(count); }
+  static size_t scratch_bytes(int batch)
+  {
+    return ScratchView<ExecSpace, int>::shmem_size(batch + 1) + ScratchView<ExecSpace, double>::shmem_size(batch);
+  }
 
   KOKKOS_INLINE_FUNCTION void operator()(const Member &team) const
   {
-    ScratchView<ExecSpace, double> charge(team.team_scratch(0), count);    // 0: not written
-    Kokkos::parallel_for(Kokkos::TeamThreadRange(team, count), [&](const int a) {
-      const double q = e.state(a) ? e.charge(b.index(a, 1)) : 0.0;
-      charge(a) = q;
+    const int pending = e.pending();
+    if (!pending) return;
+    const int batch = (int) e.applied.extent(1);
+    ScratchView<ExecSpace, int> column(team.team_scratch(0), batch + 1);    // [batch]: how many
+    ScratchView<ExecSpace, double> charge(team.team_scratch(0), batch);
+    Kokkos::single(Kokkos::PerTeam(team), [&]() {
+      column(batch) = list_applied_moves(e, pending - 1, 1, 0, column.data(), charge.data());
     });
     team.team_barrier();
+    const int n = column(batch);
     const int k_begin = team.league_rank() * WAVES, k_end = k_begin + WAVES < e.nk ? k_begin + WAVES : e.nk;
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, k_begin, k_end), [&](const int k) {
       int m[3];
       wave_vector(e, k, m);
       double re = e.s(k, 0), im = e.s(k, 1);
-      for (int a = 0; a < count; a++)
-        if (charge(a) != 0.0) {
-          double o_re, o_im, n_re, n_im;
-          batch_term(e, a, 0, m, charge(a), o_re, o_im);
-          batch_term(e, a, 1, m, charge(a), n_re, n_im);
-          re += n_re - o_re;
-          im += n_im - o_im;
-        }
+      add_moves_changes(e, m, column.data(), charge.data(), n, re, im);
       e.s(k, 0) = re;
       e.s(k, 1) = im;
     });

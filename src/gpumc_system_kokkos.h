@@ -259,7 +259,7 @@ class DeviceSystem {
   void ensure_ewald_batch(int batch);
   template <class Pairs>
   void ewald_chain_evaluate(int count, int64_t end, double cutsq_max);
-  void ewald_chain_apply(int count);
+  void ewald_apply_pending();
   bool ewald_volume_trial_energy(kk::EwaldData<DeviceType> &trial, std::vector<EwaldVector> &kvec);
   void ewald_volume_commit(const kk::EwaldData<DeviceType> &trial, std::vector<EwaldVector> &kvec);
   double widom_ewald(const kk::WidomArgs &a, const CounterRNG &rng, uint64_t ninsert);
