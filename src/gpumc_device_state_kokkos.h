@@ -220,10 +220,10 @@ struct BatchData {
 // accepted moves whose changes of S are still to be applied.
 //
 // Batches alternate between two buffers of phase tables and accepted moves: the one-pass kernel of
-// a batch (kk::EwaldBatchFunctor) adds the previous batch's accepted moves to S as it stages the
-// wave vectors, while that batch's own moves' tables are in the other buffer. The moves of the
-// chain's last batch are applied at its end (kk::EwaldApplyFunctor), so S is current between runs
-// of the chain.
+// a batch (kk::EwaldBatchFunctor) adds the previous batch's accepted moves to S over its team's
+// wave vectors before it stages any, while its own batch's tables are in the other buffer. The
+// moves of the chain's last batch are added at its end (kk::EwaldApplyFunctor), so S is current
+// between runs of the chain.
 template <class DeviceType>
 struct EwaldData {
   template <class T>
@@ -255,7 +255,9 @@ struct EwaldData {
   View<int> pending;
   int buffer = 0;    // the buffer of the batch being launched
 
-  KOKKOS_INLINE_FUNCTION int batch_column(int k) const { return buffer * (int) applied.extent(1) + k; }
+  // the phase tables' column of move k of buffer u, and of the batch being launched
+  KOKKOS_INLINE_FUNCTION int column(int u, int k) const { return u * (int) applied.extent(1) + k; }
+  KOKKOS_INLINE_FUNCTION int batch_column(int k) const { return column(buffer, k); }
 };
 
 // Atoms of the checkerboard cells: cell_count per cell, cell_atom(cell * cap + s) its atoms in

@@ -124,7 +124,8 @@ KOKKOS_INLINE_FUNCTION void batch_term(const EwaldData<DeviceType> &e, int j, in
   ewald_phase_product(p[0], p[1], p[2], p[3], p[4], p[5], q, re, im);
 }
 
-// The phase tables of a chain batch's move k (EwaldData::phase), by its evaluating team
+// The phase tables of a chain batch's move k (EwaldData::phase, in its buffer's column), by its
+// evaluating team
 template <class DeviceType, class Member>
 KOKKOS_INLINE_FUNCTION void team_phases(const Member &team, const EwaldData<DeviceType> &e, int k,
                                         const double p_old[3], const double p_new[3], const double lo[3],
@@ -194,7 +195,7 @@ KOKKOS_INLINE_FUNCTION int list_applied_moves(const EwaldData<DeviceType> &e, in
     int added;
     const int slot = n + group_append(q != 0.0, group, lane, added);
     if (q != 0.0) {
-      column[slot] = u * batch + a;
+      column[slot] = e.column(u, a);
       charge[slot] = q;
     }
     n += added;
