@@ -615,23 +615,14 @@ struct PairTable {
     }
   }
   // Every term of a kind that visit_pair_kind dispatches itself (not to rare_pair_energy_unshifted):
-  // kernels for PairsAnalytic evaluate the table. (A list of those kinds, so that a kind added
-  // later runs the kernels for every kind until it is listed here.)
+  // kernels for PairsAnalytic evaluate the table.
   bool analytic_only() const
   {
-    for (size_t k = 0; k < coeff.size() && k < (size_t) (ntypes + 1) * (ntypes + 1) * nterms; k++)
-      switch (coeff[k].kind) {
-        case PAIR_NONE:
-        case PAIR_LJ_CUT:
-        case PAIR_MORSE:
-        case PAIR_BORN:
-        case PAIR_BUCK:
-        case PAIR_YUKAWA:
-        case PAIR_COUL_CUT:
-        case PAIR_COUL_DSF:
-        case PAIR_COUL_LONG: break;
-        default: return false;
-      }
+    for (size_t k = 0; k < coeff.size() && k < (size_t) (ntypes + 1) * (ntypes + 1) * nterms; k++) {
+      bool rare = false;
+      visit_pair_kind<true>(coeff[k].kind, [&](auto kind) { rare = decltype(kind)::kind == PAIR_RARE; });
+      if (rare) return false;
+    }
     return true;
   }
   // One term per pair, each lj/cut or morse: kernels for PairsLJMorse evaluate it.

@@ -298,6 +298,22 @@ TEST(Moves, MetropolisFromLogUDecidesAsThePlainTest)
   EXPECT_GT(near_threshold, 200000);
 }
 
+// The table is analytic (kernels for PairsAnalytic) exactly when every term is of a kind with its
+// own expression: none, lj/cut, morse, born, buck, yukawa, coul/cut, coul/dsf, coul/long; a term
+// of mie/cut, soft, the library erfc or a table makes it need the kernels for every kind.
+TEST(Engine, AnalyticOnlyTablesHaveNoRareKind)
+{
+  for (int kind : {PAIR_NONE, PAIR_LJ_CUT, PAIR_MORSE, PAIR_BORN, PAIR_BUCK, PAIR_YUKAWA, PAIR_COUL_CUT, PAIR_COUL_DSF,
+                   PAIR_COUL_LONG, PAIR_MIE, PAIR_SOFT, PAIR_COUL_ERFC, PAIR_TABLE_LOOKUP, PAIR_TABLE_LINEAR,
+                   PAIR_TABLE_SPLINE}) {
+    PairTable table(2, 2);
+    table.at(1, 2, 0).kind = PAIR_BUCK;
+    table.at(1, 2, 1).kind = kind;
+    const bool rare = kind == PAIR_MIE || kind == PAIR_SOFT || kind == PAIR_COUL_ERFC || kind >= PAIR_TABLE_LOOKUP;
+    EXPECT_EQ(table.analytic_only(), !rare) << "kind " << kind;
+  }
+}
+
 // pair_energies (a type pair's terms at a moved atom's new and old distances, in one dispatch per
 // term: the checkerboard trial kernel's evaluation) gives the values of two pair_energy calls, for
 // every kind but the tables, in the kernels' three sets of kinds, inside and beyond each cutoff.
