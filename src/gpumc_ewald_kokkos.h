@@ -74,6 +74,13 @@ struct EwaldTrialEnergyFunctor {
   }
 };
 
+// ewald_change from sqrt(ug) and the change of S times sqrt(ug) (as kk::EwaldBatchFunctor keeps
+// the changes, so that the Gram matrix needs no factor of ug)
+KOKKOS_INLINE_FUNCTION double ewald_change_scaled(double root_ug, double s_re, double s_im, double d_re, double d_im)
+{
+  return 2.0 * root_ug * (s_re * d_re + s_im * d_im) + d_re * d_re + d_im * d_im;
+}
+
 // The pair p = m (m - 1) / 2 + a of moves a < m of a batch
 KOKKOS_INLINE_FUNCTION void batch_pair(int p, int &a, int &m)
 {
@@ -244,7 +251,8 @@ static_assert(ewald_tiles_cover_the_triangle(), "the tile groups cover the Gram 
 // The reciprocal-space parts of a chain batch, against S at the start of the batch, in one pass
 // over the wave vectors that keeps every move's change of S on chip: each team takes a range of
 // wave vectors and, STAGE of them at a time, computes the change of S of every move (delta, zero
-// for rows past the batch's moves; from its phase tables) into scratch, then adds up
+// for rows past the batch's moves; from its phase tables) times sqrt(ug) into scratch (so that the
+// Gram matrix is the plain product of the rows), then adds up
 //   per move m:          ug (|S + delta_m|^2 - |S|^2)          (its own change of E_recip)
 //   per pair of moves:   ug Re(conj(delta_a) delta_m)           (half the coupling of a and m)
 // over its range, in a fixed order. The pairs form a symmetric Gram matrix, of which only the
@@ -254,7 +262,7 @@ static_assert(ewald_tiles_cover_the_triangle(), "the tile groups cover the Gram 
 // accepted moves (EwaldData::pending) to S over its range of wave vectors, each of which belongs to
 // one team, so that no kernel of its own updates S between batches.
 //
-// With FP64 tensor cores (CUDA, GPUMC_FP64_MMA) it is the product of sqrt(ug) delta with itself
+// With FP64 tensor cores (CUDA, GPUMC_FP64_MMA) it is the product of those rows with themselves
 // (Re and Im parts as 2 STAGE steps of the inner dimension) in the 36 8 x 8 tiles of the upper
 // triangle, a group of six per warp (ewald_tile_block) whose tiles share their blocks of moves: a
 // warp loads each block once per step and uses it as either factor (in the fragments of mma's A
@@ -287,8 +295,8 @@ struct EwaldBatchFunctor {
   // a scratch row of deltas (one wave vector's Re or Im parts of every move): padded for the
   // tensor cores, so that the four rows of a half-warp's fragment loads fall on distinct banks
   static constexpr int PITCH = mma ? ROWS + 4 : ROWS;
-  // a staged wave vector: ug, sqrt(ug), Re S, Im S (and its m, as ints)
-  static constexpr int WAVE = 4;
+  // a staged wave vector: sqrt(ug), Re S, Im S (and its m, as ints)
+  static constexpr int WAVE = 3;
   CellData<DeviceType> c;
   EwaldData<DeviceType> e;
   BatchData<DeviceType> b;
@@ -304,21 +312,18 @@ struct EwaldBatchFunctor {
         ScratchView<ExecSpace, int>::shmem_size(ROWS + 1) + S::shmem_size(ROWS);
   }
 
-  // A stage of warp group W's tiles: rows, the stage's deltas; root_ug, its staged wave vectors'
-  // sqrt(ug) (stride WAVE)
+  // A stage of warp group W's tiles: rows, the stage's deltas (times sqrt(ug))
   template <int W>
-  KOKKOS_INLINE_FUNCTION void tile_stage(const double *rows, const double *root_ug, int lane,
-                                         double (&acc)[TILES_PER_WARP][2]) const
+  KOKKOS_INLINE_FUNCTION void tile_stage(const double *rows, int lane, double (&acc)[TILES_PER_WARP][2]) const
   {
     GPUMC_NO_UNROLL    // (six warps' code: unrolled, it missed the instruction cache)
     for (int step = 0; step < 2 * STAGE / 4; step++) {
       const int row = 4 * step + lane % 4;
-      const double u = root_ug[WAVE * (row % STAGE)];
       const double *at = rows + row * PITCH + lane / 4;
       double frag[BLOCKS];
 GPUMC_UNROLL
       for (int block = 0; block < BLOCKS; block++)
-        if (ewald_group_uses(W, block)) frag[block] = u * at[8 * block];
+        if (ewald_group_uses(W, block)) frag[block] = at[8 * block];
 GPUMC_UNROLL
       for (int i = 0; i < TILES_PER_WARP; i++)
         warp_mma_8x8x4(frag[ewald_tile_block(W, i, 0)], frag[ewald_tile_block(W, i, 1)], acc[i][0], acc[i][1]);
@@ -352,17 +357,44 @@ GPUMC_UNROLL
     }
     team.team_barrier();
     // those moves added to S over the team's wave vectors, by every thread, before any is staged
-    // (not as the wave vectors are staged: the staging threads would be the stages' slowest)
+    // (not as the wave vectors are staged: the staging threads would be the stages' slowest):
+    // rounds of a wave vector per thread, then the wave vectors left (fewer than the threads) with
+    // the list split into parts over several threads, which would otherwise wait for a few
     if (const int napplied = applied_column(ROWS)) {
       const int *const column = as_shared(applied_column.data());
       const double *const charge_applied = as_shared(applied_charge.data());
-      for (int k = k_begin + tid; k < k_end; k += nthreads) {
+      const int nwaves = k_end - k_begin, rest = nwaves % nthreads, k_rest = k_end - rest;
+      for (int k = k_begin + tid; k < k_rest; k += nthreads) {
         int m[3];
         wave_vector(e, k, m);
         double re = e.s(k, 0), im = e.s(k, 1);
         add_moves_changes(e, m, column, charge_applied, napplied, re, im);
         e.s(k, 0) = re;
         e.s(k, 1) = im;
+      }
+      if (rest) {
+        const int parts = nthreads / rest;
+        double *const part = as_shared(delta.data());    // (free until the first stage)
+        if (tid < rest * parts) {
+          const int p = tid % parts;
+          int m[3];
+          wave_vector(e, k_rest + tid / parts, m);
+          double re, im;
+          moves_change(e, m, column, charge_applied, napplied * p / parts, napplied * (p + 1) / parts, re, im);
+          part[2 * tid] = re;
+          part[2 * tid + 1] = im;
+        }
+        team.team_barrier();
+        if (tid < rest) {
+          const int k = k_rest + tid;
+          double re = 0.0, im = 0.0;
+          for (int p = 0; p < parts; p++) {
+            re += part[2 * (tid * parts + p)];
+            im += part[2 * (tid * parts + p) + 1];
+          }
+          e.s(k, 0) += re;
+          e.s(k, 1) += im;
+        }
       }
       team.team_barrier();
     }
@@ -375,14 +407,14 @@ GPUMC_UNROLL
     auto stage_waves = [&](int k0, int buffer, int thread) {
       for (int s = thread; s < STAGE; s += stage_threads) {
         const int k = k0 + s;
-        double v[WAVE] = {0.0, 0.0, 0.0, 0.0};
+        double v[WAVE] = {0.0, 0.0, 0.0};
         int m[3] = {0, 0, 0};
         if (k < k_end) {
-          v[0] = e.ug(k);
-          v[2] = e.s(k, 0);
-          v[3] = e.s(k, 1);
+          const double ug = e.ug(k);
+          v[1] = e.s(k, 0);
+          v[2] = e.s(k, 1);
           wave_vector(e, k, m);
-          v[1] = sqrt(v[0]);
+          v[0] = sqrt(ug);
         }
         for (int i = 0; i < WAVE; i++) wave(WAVE * (buffer * STAGE + s) + i) = v[i];
         for (int d = 0; d < 3; d++) wave_m(3 * (buffer * STAGE + s) + d) = m[d];
@@ -400,8 +432,8 @@ GPUMC_UNROLL
       double sum = own(j);
       const int w0 = WAVE * buffer * STAGE;
       for (int s = 0; s < n; s++)
-        sum += ewald_change(wave(w0 + WAVE * s), wave(w0 + WAVE * s + 2), wave(w0 + WAVE * s + 3),
-                            delta(s * PITCH + j), delta((STAGE + s) * PITCH + j));
+        sum += ewald_change_scaled(wave(w0 + WAVE * s), wave(w0 + WAVE * s + 1), wave(w0 + WAVE * s + 2),
+                                   delta(s * PITCH + j), delta((STAGE + s) * PITCH + j));
       own(j) = sum;
     };
     // register blocks: block tid of the upper triangle, row by row
@@ -428,7 +460,7 @@ GPUMC_UNROLL
       // threads, consecutive moves of the same wave vectors), and keeps the x y part of the move's
       // terms while m along x and y stays the same (the device's wave vectors come in rows along
       // z: device_wave_vectors)
-      constexpr int LOADS = 8;
+      constexpr int LOADS = 8, HOIST = 4;
       const int row_threads = nthreads < ROWS ? nthreads : ROWS, groups = nthreads / row_threads;
       const int *m_staged = &wave_m(3 * buffer * STAGE);
       for (int j = tid % row_threads; j < ROWS; j += row_threads) {
@@ -440,38 +472,48 @@ GPUMC_UNROLL
         const long to_new = (long) (phase_row(e, 1, 0, 0) - phase_row(e, 0, 0, 0)) * row;
         const double q = charge(j);
         for (int s0 = tid / row_threads * LOADS; s0 < nstaged; s0 += groups * LOADS) {
+          // the z phases of HOIST wave vectors loaded before any of them is used (one latency for
+          // them, not HOIST); x y phases only where a row along z begins
+          const bool active = j < count;
           int xy_m[2] = {0, 0};
           double xy[2][2] = {{0.0, 0.0}, {0.0, 0.0}};    // [old, new][re, im]
-          double dre[LOADS], dim[LOADS];                  // (stored after the last load)
-          for (int r = 0; r < LOADS; r++) {
-            const int s = s0 + r;
-            dre[r] = dim[r] = 0.0;
-            if (j < count && s < n) {
-              const int mx = m_staged[3 * s], my = m_staged[3 * s + 1], mz = m_staged[3 * s + 2];
-              if (r == 0 || mx != xy_m[0] || my != xy_m[1]) {
-                for (int position = 0; position < 2; position++) {
-                  double x_re, x_im, y_re, y_im;
-                  load_phase(x_old + position * to_new + mx * row, x_re, x_im);
-                  load_phase(y_old + position * to_new + my * row, y_re, y_im);
-                  ewald_phase_xy(x_re, x_im, y_re, y_im, xy[position][0], xy[position][1]);
-                }
-                xy_m[0] = mx;
-                xy_m[1] = my;
-              }
-              double term[2][2];
-              for (int position = 0; position < 2; position++) {
-                double z_re, z_im;
-                load_phase(z_old + position * to_new + mz * row, z_re, z_im);
-                ewald_phase_xyz(xy[position][0], xy[position][1], z_re, z_im, q, term[position][0],
-                                term[position][1]);
-              }
-              dre[r] = term[1][0] - term[0][0];
-              dim[r] = term[1][1] - term[0][1];
+          for (int h = 0; h < LOADS; h += HOIST) {
+            double z[HOIST][2][2];    // [wave vector][old, new][re, im]
+GPUMC_UNROLL
+            for (int r = 0; r < HOIST; r++) {
+              const int s = s0 + h + r;
+              const int mz = active && s < n ? m_staged[3 * s + 2] : 0;
+              for (int position = 0; position < 2; position++)
+                load_phase(z_old + position * to_new + mz * row, z[r][position][0], z[r][position][1]);
             }
-          }
-          for (int r = 0; r < LOADS && s0 + r < nstaged; r++) {
-            delta((s0 + r) * PITCH + j) = dre[r];
-            delta((STAGE + s0 + r) * PITCH + j) = dim[r];
+GPUMC_UNROLL
+            for (int r = 0; r < HOIST; r++) {
+              const int s = s0 + h + r;
+              if (s >= nstaged) break;
+              double dre = 0.0, dim = 0.0;
+              if (active && s < n) {
+                const int mx = m_staged[3 * s], my = m_staged[3 * s + 1];
+                if (h + r == 0 || mx != xy_m[0] || my != xy_m[1]) {
+                  for (int position = 0; position < 2; position++) {
+                    double x_re, x_im, y_re, y_im;
+                    load_phase(x_old + position * to_new + mx * row, x_re, x_im);
+                    load_phase(y_old + position * to_new + my * row, y_re, y_im);
+                    ewald_phase_xy(x_re, x_im, y_re, y_im, xy[position][0], xy[position][1]);
+                  }
+                  xy_m[0] = mx;
+                  xy_m[1] = my;
+                }
+                double term[2][2];
+                for (int position = 0; position < 2; position++)
+                  ewald_phase_xyz(xy[position][0], xy[position][1], z[r][position][0], z[r][position][1], q,
+                                  term[position][0], term[position][1]);
+                const double root_ug = wave(WAVE * (buffer * STAGE + s));
+                dre = root_ug * (term[1][0] - term[0][0]);
+                dim = root_ug * (term[1][1] - term[0][1]);
+              }
+              delta(s * PITCH + j) = dre;
+              delta((STAGE + s) * PITCH + j) = dim;
+            }
           }
         }
       }
@@ -482,14 +524,14 @@ GPUMC_UNROLL
           if (tid < count) own_change(tid, n, buffer);
           if (!last) stage_waves(k0 + STAGE, buffer ^ 1, tid);
         } else {
-          const double *rows = as_shared(delta.data()), *root_ug = as_shared(&wave(WAVE * buffer * STAGE + 1));
+          const double *rows = as_shared(delta.data());
           switch (warp - OWN_WARPS) {
-            case 0: tile_stage<0>(rows, root_ug, lane, tile_acc); break;
-            case 1: tile_stage<1>(rows, root_ug, lane, tile_acc); break;
-            case 2: tile_stage<2>(rows, root_ug, lane, tile_acc); break;
-            case 3: tile_stage<3>(rows, root_ug, lane, tile_acc); break;
-            case 4: tile_stage<4>(rows, root_ug, lane, tile_acc); break;
-            default: tile_stage<5>(rows, root_ug, lane, tile_acc); break;
+            case 0: tile_stage<0>(rows, lane, tile_acc); break;
+            case 1: tile_stage<1>(rows, lane, tile_acc); break;
+            case 2: tile_stage<2>(rows, lane, tile_acc); break;
+            case 3: tile_stage<3>(rows, lane, tile_acc); break;
+            case 4: tile_stage<4>(rows, lane, tile_acc); break;
+            default: tile_stage<5>(rows, lane, tile_acc); break;
           }
         }
       } else {
@@ -500,11 +542,10 @@ GPUMC_UNROLL
         }
         if (tid < TILES)
           for (int s = 0; s < n; s++) {
-            const double ug = wave(WAVE * (buffer * STAGE + s));
             double a_re[R], a_im[R], m_re[R], m_im[R];
             for (int i = 0; i < R; i++) {
-              a_re[i] = ug * delta(s * PITCH + ta + G * i);
-              a_im[i] = ug * delta((STAGE + s) * PITCH + ta + G * i);
+              a_re[i] = delta(s * PITCH + ta + G * i);
+              a_im[i] = delta((STAGE + s) * PITCH + ta + G * i);
               m_re[i] = delta(s * PITCH + tm + G * i);
               m_im[i] = delta((STAGE + s) * PITCH + tm + G * i);
             }
