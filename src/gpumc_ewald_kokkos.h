@@ -359,7 +359,8 @@ GPUMC_UNROLL
     // those moves added to S over the team's wave vectors, by every thread, before any is staged
     // (not as the wave vectors are staged: the staging threads would be the stages' slowest):
     // rounds of a wave vector per thread, then the wave vectors left (fewer than the threads) with
-    // the list split into parts over several threads, which would otherwise wait for a few
+    // the list split into parts over several threads, so that the others do not wait at the
+    // barrier for the few that would take one wave vector more
     if (const int napplied = applied_column(ROWS)) {
       const int *const column = as_shared(applied_column.data());
       const double *const charge_applied = as_shared(applied_charge.data());
@@ -420,8 +421,8 @@ GPUMC_UNROLL
         for (int d = 0; d < 3; d++) wave_m(3 * (buffer * STAGE + s) + d) = m[d];
       }
     };
-    // (here and below every load before the stores: scratch and global memory may alias for the
-    // compiler, which would otherwise wait for each load in turn)
+    // (here and in the staging, every load before the stores: scratch and global memory may alias
+    // for the compiler, which would otherwise wait for each load in turn)
     Kokkos::parallel_for(Kokkos::TeamThreadRange(team, ROWS), [&](const int j) {
       const double q = j < count ? e.charge(b.index(j, 1)) : 0.0;
       charge(j) = q;
@@ -461,6 +462,7 @@ GPUMC_UNROLL
       // terms while m along x and y stays the same (the device's wave vectors come in rows along
       // z: device_wave_vectors)
       constexpr int LOADS = 8, HOIST = 4;
+      static_assert(LOADS % HOIST == 0, "a thread's wave vectors in whole groups of loads");
       const int row_threads = nthreads < ROWS ? nthreads : ROWS, groups = nthreads / row_threads;
       const int *m_staged = &wave_m(3 * buffer * STAGE);
       for (int j = tid % row_threads; j < ROWS; j += row_threads) {
@@ -473,7 +475,8 @@ GPUMC_UNROLL
         const double q = charge(j);
         for (int s0 = tid / row_threads * LOADS; s0 < nstaged; s0 += groups * LOADS) {
           // the z phases of HOIST wave vectors loaded before any of them is used (one latency for
-          // them, not HOIST); x y phases only where a row along z begins
+          // them, not HOIST); x y phases at the thread's first wave vector and where a row along z
+          // begins
           const bool active = j < count;
           int xy_m[2] = {0, 0};
           double xy[2][2] = {{0.0, 0.0}, {0.0, 0.0}};    // [old, new][re, im]
