@@ -74,13 +74,6 @@ struct EwaldTrialEnergyFunctor {
   }
 };
 
-// ewald_change from sqrt(ug) and the change of S times sqrt(ug) (as kk::EwaldBatchFunctor keeps
-// the changes, so that the Gram matrix needs no factor of ug)
-KOKKOS_INLINE_FUNCTION double ewald_change_scaled(double root_ug, double s_re, double s_im, double d_re, double d_im)
-{
-  return 2.0 * root_ug * (s_re * d_re + s_im * d_im) + d_re * d_re + d_im * d_im;
-}
-
 // The pair p = m (m - 1) / 2 + a of moves a < m of a batch
 KOKKOS_INLINE_FUNCTION void batch_pair(int p, int &a, int &m)
 {
@@ -295,7 +288,8 @@ struct EwaldBatchFunctor {
   // a scratch row of deltas (one wave vector's Re or Im parts of every move): padded for the
   // tensor cores, so that the four rows of a half-warp's fragment loads fall on distinct banks
   static constexpr int PITCH = mma ? ROWS + 4 : ROWS;
-  // a staged wave vector: sqrt(ug), Re S, Im S (and its m, as ints)
+  // a staged wave vector: sqrt(ug), and S times sqrt(ug) (Re, Im), as the deltas are kept (and its
+  // m, as ints)
   static constexpr int WAVE = 3;
   CellData<DeviceType> c;
   EwaldData<DeviceType> e;
@@ -411,11 +405,11 @@ GPUMC_UNROLL
         double v[WAVE] = {0.0, 0.0, 0.0};
         int m[3] = {0, 0, 0};
         if (k < k_end) {
-          const double ug = e.ug(k);
-          v[1] = e.s(k, 0);
-          v[2] = e.s(k, 1);
+          const double ug = e.ug(k), s_re = e.s(k, 0), s_im = e.s(k, 1);
           wave_vector(e, k, m);
           v[0] = sqrt(ug);
+          v[1] = v[0] * s_re;
+          v[2] = v[0] * s_im;
         }
         for (int i = 0; i < WAVE; i++) wave(WAVE * (buffer * STAGE + s) + i) = v[i];
         for (int d = 0; d < 3; d++) wave_m(3 * (buffer * STAGE + s) + d) = m[d];
@@ -433,8 +427,9 @@ GPUMC_UNROLL
       double sum = own(j);
       const int w0 = WAVE * buffer * STAGE;
       for (int s = 0; s < n; s++)
-        sum += ewald_change_scaled(wave(w0 + WAVE * s), wave(w0 + WAVE * s + 1), wave(w0 + WAVE * s + 2),
-                                   delta(s * PITCH + j), delta((STAGE + s) * PITCH + j));
+        // (ug (2 S.delta + |delta|^2) with S and delta both times sqrt(ug): ewald_change for ug 1)
+        sum += ewald_change(1.0, wave(w0 + WAVE * s + 1), wave(w0 + WAVE * s + 2), delta(s * PITCH + j),
+                            delta((STAGE + s) * PITCH + j));
       own(j) = sum;
     };
     // register blocks: block tid of the upper triangle, row by row
