@@ -426,8 +426,8 @@ GPUMC_UNROLL
     auto own_change = [&](const int j, const int n, const int buffer) {
       double sum = own(j);
       const int w0 = WAVE * buffer * STAGE;
+      // (ug (2 S.delta + |delta|^2) with S and delta both times sqrt(ug): ewald_change for ug 1)
       for (int s = 0; s < n; s++)
-        // (ug (2 S.delta + |delta|^2) with S and delta both times sqrt(ug): ewald_change for ug 1)
         sum += ewald_change(1.0, wave(w0 + WAVE * s + 1), wave(w0 + WAVE * s + 2), delta(s * PITCH + j),
                             delta((STAGE + s) * PITCH + j));
       own(j) = sum;
