@@ -28,6 +28,16 @@ GPUMC::DomainSweeps::DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, in
   MPI_Allreduce(mine.data(), type_count_.data(), (int) mine.size(), MPI_LONG, MPI_SUM, lmp->world);
 }
 
+void GPUMC::DomainSweeps::exchange_atoms()
+{
+  lmp_->comm->exchange();
+}
+
+void GPUMC::DomainSweeps::copy_ghosts()
+{
+  lmp_->comm->borders();
+}
+
 // Translate the owned atoms; the callers then let Comm move them to their ranks.
 void GPUMC::DomainSweeps::translate(const double delta[3])
 {
@@ -61,10 +71,10 @@ void GPUMC::DomainSweeps::sweep(const gpumc::CounterRNG &rng, uint64_t sweep, do
     double start = comm_start();
     if (!first_exchange_prepared_) prepare_first_exchange(delta);
     translate(delta);
-    comm->exchange();
+    exchange_atoms();
     comm_end(start, exchange_seconds_);
     start = comm_start();
-    comm->borders();
+    copy_ghosts();
     comm_end(start, borders_seconds_);
     build(g, true);
     // no trial takes an atom out of its cell, so with one grid the cells (and with frozen ghosts
@@ -113,7 +123,7 @@ void GPUMC::DomainSweeps::prepare_first_exchange(const double delta[3])
   if (procgrid[0] <= 3 && procgrid[1] <= 3 && procgrid[2] <= 3) return;
   int mine = owned_within_one_subdomain(delta) ? 1 : 0, all = 0;
   MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MIN, lmp_->world);
-  if (!all) lmp_->comm->exchange();
+  if (!all) exchange_atoms();
 }
 
 gpumc::MoveCounts GPUMC::DomainSweeps::settle(double &energy)
@@ -226,7 +236,7 @@ void GPUMC::DomainSweeps::refresh_borders()
   // the old ghosts' map entries go with them, as Comm::exchange clears them
   if (atom->map_style != Atom::MAP_NONE) atom->map_clear();
   atom->nghost = 0;
-  lmp_->comm->borders();
+  copy_ghosts();
 }
 
 bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gpumc::CounterRNG &rng,
@@ -243,7 +253,7 @@ bool GPUMC::DomainSweeps::volume_move(const gpumc::VolumeMoveParams &p, const gp
   const double back[3] = {-offset_[0], -offset_[1], -offset_[2]};
   translate(back);
   block_current_ = false;
-  lmp_->comm->exchange();
+  exchange_atoms();
   save_atoms();
   double saved_lo[3], saved_hi[3];
   for (int d = 0; d < 3; d++) {

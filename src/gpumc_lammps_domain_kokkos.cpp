@@ -10,6 +10,7 @@
 #include "atom_masks.h"
 #include "comm_kokkos.h"
 #include "domain.h"
+#include "utils.h"
 
 using namespace LAMMPS_NS;
 
@@ -100,7 +101,8 @@ GPUMC::DomainSweepsKokkos<DeviceType>::DomainSweepsKokkos(LAMMPS *lmp, const gpu
                                                           const std::string &who, Ghosts ghosts,
                                                           gpumc::DeviceSystem<DeviceType> &engine,
                                                           Fix *ghost_fix) :
-    DomainSweeps(lmp, table, groupbit, who, ghosts), atomKK_((AtomKokkos *) lmp->atom), engine_(engine),
+    DomainSweeps(lmp, table, groupbit, who, ghosts), atomKK_((AtomKokkos *) lmp->atom),
+    staged_comm_(std::make_unique<StagedDeviceComm>(lmp)), engine_(engine),
     ghost_fix_(ghost_fix)
 {
   // (an invocation that an error stopped may have left sums pending)
@@ -108,9 +110,8 @@ GPUMC::DomainSweepsKokkos<DeviceType>::DomainSweepsKokkos(LAMMPS *lmp, const gpu
   engine_.domain_take_sums(discarded);
 }
 
-// The ghosts' positions through the fix's Kokkos forward communication (GhostPositionsComm),
-// which CommKokkos runs on the device, staging only its buffers in host memory when MPI cannot
-// read device memory. (Without GPU-aware MPI the KOKKOS package makes every forward communication
+// The ghosts' positions through the fix's Kokkos forward communication (GhostPositionsComm), on
+// the device: StagedDeviceComm's when MPI cannot read device memory, else CommKokkos's. (Without GPU-aware MPI the KOKKOS package makes every forward communication
 // classic, which for positions means copying all of them to the host and back.)
 template <class DeviceType>
 void GPUMC::DomainSweepsKokkos<DeviceType>::forward_ghosts()
@@ -122,11 +123,46 @@ void GPUMC::DomainSweepsKokkos<DeviceType>::forward_ghosts()
     return;
   }
   atomKK_->sync(space, X_MASK);
-  const bool classic = commKK->forward_fix_comm_classic;
-  commKK->forward_fix_comm_classic = false;
-  commKK->forward_comm(ghost_fix_);
-  commKK->forward_fix_comm_classic = classic;
+  if (staged_comm_applies()) {
+    staged_comm_->forward_comm(ghost_fix_);
+  } else {
+    const bool classic = commKK->forward_fix_comm_classic;
+    commKK->forward_fix_comm_classic = false;
+    commKK->forward_comm(ghost_fix_);
+    commKK->forward_fix_comm_classic = classic;
+  }
   atomKK_->modified(space, X_MASK);
+}
+
+// LAMMPS's exchange and borders on the device where, for want of GPU-aware MPI, the KOKKOS
+// package would run them on the host (StagedDeviceComm)
+template <class DeviceType>
+bool GPUMC::DomainSweepsKokkos<DeviceType>::staged_comm_applies()
+{
+  if (ExecutionSpaceFromDevice<DeviceType>::space != Device || !staged_comm_->applies()) return false;
+  if (!staged_comm_noted_ && lmp_->comm->me == 0)
+    utils::logmesg(lmp_, "{}: LAMMPS's exchange, borders and the ghosts' refresh on the device, their messages "
+                   "through host memory (MPI without GPU support)\n", who_);
+  staged_comm_noted_ = true;
+  return true;
+}
+
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::exchange_atoms()
+{
+  if (staged_comm_applies())
+    staged_comm_->exchange();
+  else
+    DomainSweeps::exchange_atoms();
+}
+
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::copy_ghosts()
+{
+  if (staged_comm_applies())
+    staged_comm_->borders();
+  else
+    DomainSweeps::copy_ghosts();
 }
 
 template <class DeviceType>

@@ -17,9 +17,11 @@
 #include "kokkos_type.h"
 
 #include "gpumc_lammps.h"
+#include "gpumc_lammps_comm_kokkos.h"
 #include "gpumc_system_kokkos.h"
 #include "gpumc_velocities.h"
 
+#include <memory>
 #include <string>
 
 namespace LAMMPS_NS {
@@ -347,10 +349,17 @@ namespace GPUMC {
     double owned_pair_energy() override;
     void wait() override { Kokkos::fence(); }
     void forward_ghosts() override;
+    void exchange_atoms() override;
+    void copy_ghosts() override;
 
    private:
     using ExecSpace = typename DeviceType::execution_space;
     AtomKokkos *atomKK_;
+    // exchange, borders and ghost refresh without GPU-aware MPI (held by pointer: as a LAMMPS
+    // Pointers its destructor may throw, which this class's may not)
+    std::unique_ptr<StagedDeviceComm> staged_comm_;
+    bool staged_comm_noted_ = false;
+    bool staged_comm_applies();       // (the first time, a line in the log)
     gpumc::DeviceSystem<DeviceType> &engine_;
     Fix *ghost_fix_;
     Kokkos::View<double *[3], DeviceType> x_;    // the engine's positions: owned atoms, then ghosts
