@@ -95,8 +95,9 @@ template <class DeviceType>
 std::unique_ptr<GPUMC::DomainSweeps> FixGpumcNVTKokkos<DeviceType>::make_domain_sweeps()
 {
   atomKK->sync(Host, TYPE_MASK);    // (the type counts)
+  if (!staged_comm) staged_comm = std::make_unique<GPUMC::StagedDeviceComm>(lmp);
   return std::make_unique<GPUMC::DomainSweepsKokkos<DeviceType>>(lmp, *table, groupbit, style_name(),
-                                                                  ghosts, *engine, this);
+                                                                  ghosts, *engine, this, *staged_comm);
 }
 
 // as FixGpumcNVT::synchronise_energy, on the engine's configuration

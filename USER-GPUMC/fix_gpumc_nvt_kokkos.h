@@ -49,6 +49,9 @@ class FixGpumcNVTKokkos : public FixGpumcNVT, public KokkosBase {
  private:
   std::unique_ptr<gpumc::DeviceSystem<DeviceType>> engine;
   GPUMC::KokkosConfiguration<DeviceType> conf;
+  // the domain sweeps' exchange, borders and ghost refresh without GPU-aware MPI, kept from one
+  // invocation to the next with its buffers
+  std::unique_ptr<GPUMC::StagedDeviceComm> staged_comm;
 
   void load();
   void synchronise_energy();

@@ -15,6 +15,7 @@
 #include "fix.h"
 #include "kokkos.h"
 #include "kokkos_base.h"
+#include "utils.h"
 
 #include <algorithm>
 
@@ -51,6 +52,8 @@ struct CommState : CommKokkos {
   static int &maxreverse_of(CommKokkos *c) { return c->*&CommState::maxreverse; }
   static int &bordergroup_of(CommKokkos *c) { return c->*&CommState::bordergroup; }
   static int &nswap_of(CommKokkos *c) { return c->*&CommState::nswap; }
+  static int &smax_of(CommKokkos *c) { return c->*&CommState::smax; }
+  static int &rmax_of(CommKokkos *c) { return c->*&CommState::rmax; }
   static void grow_list_of(CommKokkos *c, int iswap, int n) { (c->*&CommState::grow_list)(iswap, n); }
   static void grow_send_kokkos_of(CommKokkos *c, int n) { (c->*&CommState::grow_send_kokkos)(n, 0, Host); }
   static void grow_recv_kokkos_of(CommKokkos *c, int n) { (c->*&CommState::grow_recv_kokkos)(n, Host); }
@@ -91,7 +94,7 @@ struct BorderFunctor {
   }
 };
 
-// rows of n values each, at least `rows` of them (contents kept as Kokkos::resize keeps them)
+// rows of n values each, at least `rows` of them (reallocated, contents dropped, where fewer)
 void fit_rows(DAT::tdual_xfloat_2d &buf, int rows, int n)
 {
   if ((int) buf.extent(0) < rows || (int) buf.extent(1) != n) {
@@ -113,10 +116,15 @@ bool GPUMC::StagedDeviceComm::applies() const
   auto *avecKK = atomKK ? atomKK->avecKK : nullptr;
   if (!lmp->kokkos || !commKK || !avecKK || comm->nprocs == 1) return false;
   // (exchange_comm_changed: the KOKKOS package turned its device exchange off for want of
-  // GPU-aware MPI; with GPU-aware MPI, or where a user chose the communication, it stays LAMMPS's)
-  return lmp->kokkos->exchange_comm_changed && !lmp->kokkos->gpu_aware_flag && domain->triclinic == 0 &&
-      comm->mode == Comm::SINGLE && !CommState::bordergroup_of(commKK) && atom->nextra_grow == 0 &&
-      atom->nextra_border == 0 && !(comm->ghost_velocity && avecKK->no_border_vel_flag);
+  // GPU-aware MPI, and no `comm/exchange` keyword, `comm host` or `pair/only` set it since)
+  const KokkosLMP *k = lmp->kokkos;
+  if (!k->exchange_comm_changed || k->gpu_aware_flag || !k->exchange_comm_classic || k->exchange_comm_on_host ||
+      lmp->pair_only_flag)
+    return false;
+  // setups that the copies below do not handle (AtomVecHybridKokkos packs nothing on the device)
+  return domain->triclinic == 0 && comm->mode == Comm::SINGLE && !CommState::bordergroup_of(commKK) &&
+      atom->nextra_grow == 0 && atom->nextra_border == 0 && !utils::strmatch(atom->atom_style, "^hybrid") &&
+      !(comm->ghost_velocity && avecKK->no_border_vel_flag);
 }
 
 // n values at `send` (device memory) to rank `to`, and nrecv values from rank `from` into `recv`
@@ -168,7 +176,7 @@ int GPUMC::StagedDeviceComm::list_border(int iswap, int nfirst, int nlast, int d
   int nsend = 0;
   Kokkos::parallel_scan("gpumc:staged_border", Kokkos::RangePolicy<LMPDeviceType>(0, nlast - nfirst), f, nsend);
   sendlist.modify_device();
-  if (nsend >= f.capacity) {    // (as CommKokkos: a list one longer than it needs)
+  if (nsend >= f.capacity) {    // a full list grows (at capacity too, as in CommKokkos)
     CommState::grow_list_of(commKK, iswap, nsend);
     f.sendlist = sendlist.d_view;
     f.capacity = CommState::maxsendlist_of(commKK)[iswap];
@@ -186,6 +194,7 @@ void GPUMC::StagedDeviceComm::exchange()
   atom->nghost = 0;
   atom->avec->clear_bonus();
   atomKK->sync(Device, ALL_MASK);
+  // (rows as CommKokkos's buffers have them; pack_exchange_kokkos adds rows as it needs)
   const int cols = avecKK->size_border + (comm->ghost_velocity ? avecKK->size_velocity : 0);
   fit_rows(send_, 16, cols);
   for (int dim = 0; dim < 3; dim++) {
@@ -214,8 +223,9 @@ void GPUMC::StagedDeviceComm::exchange()
     const int nsend = avecKK->pack_exchange_kokkos(count, send_, leaving_, fill_, Device);
     Kokkos::fence();
     atom->nlocal = nlocal;
-    // to the lower neighbour, and to the upper one too where there are more than two along dim
-    // (a single rank along dim keeps its atoms: they are within its periodic subdomain)
+    // to the lower neighbour, and to the upper one too where there are more than two along dim;
+    // with a single rank along dim, as in CommKokkos, none is sent (an atom outside a periodic
+    // box's only subdomain cannot be: the callers wrap the positions first)
     if (comm->procgrid[dim] == 1) continue;
     const int lower = comm->procneigh[dim][0], upper = comm->procneigh[dim][1];
     int nrecv1 = 0, nrecv2 = 0;
@@ -229,7 +239,8 @@ void GPUMC::StagedDeviceComm::exchange()
       send_receive(send_.d_view.data(), nsend, upper, recv_.d_view.data() + nrecv1, nrecv2, lower);
     if (nrecv) {
       recv_.modify_device();
-      atom->nlocal = avecKK->unpack_exchange_kokkos(recv_, nrecv, atom->nlocal, dim, lo, hi, Device, indices_);
+      DAT::tdual_int_1d no_indices;    // (no fix's per-atom data moves with the atoms)
+      atom->nlocal = avecKK->unpack_exchange_kokkos(recv_, nrecv, atom->nlocal, dim, lo, hi, Device, no_indices);
       Kokkos::fence();
     }
   }
@@ -311,6 +322,9 @@ void GPUMC::StagedDeviceComm::borders()
       iswap++;
     }
   }
+  // (the classic borders set these; CommKokkos's device borders leaves them)
+  CommState::smax_of(commKK) = smax;
+  CommState::rmax_of(commKK) = rmax;
   // Comm's own buffers long enough for every forward and reverse communication
   const int maxforward = CommState::maxforward_of(commKK), maxreverse = CommState::maxreverse_of(commKK);
   int max = std::max(maxforward * smax, maxreverse * rmax);

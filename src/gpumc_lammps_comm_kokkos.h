@@ -9,6 +9,8 @@
 #include "kokkos_type.h"
 #include "pointers.h"
 
+#include <utility>
+
 namespace LAMMPS_NS {
 class Fix;
 
@@ -30,12 +32,13 @@ namespace GPUMC {
   class StagedDeviceComm : protected Pointers {
    public:
     explicit StagedDeviceComm(LAMMPS *lmp);
-    // Whether the functions below replace Comm's: KOKKOS on a GPU, several ranks, MPI
-    // that cannot read device memory (the KOKKOS package made its exchange classic for that
-    // reason, not at a user's request), and a setup that CommKokkos's device code handles: an
-    // orthogonal box, one ghost cutoff for all atoms, no `comm_modify group`, no fix with per-atom
-    // data that moves with the atoms or goes with the ghosts, ghost velocities only where the atom
-    // style's Kokkos code packs them. Otherwise the callers use Comm's.
+    // Whether the functions below replace Comm's: KOKKOS on a GPU, several ranks, MPI that
+    // cannot read device memory (the KOKKOS package made its exchange classic for that reason,
+    // not at a user's request: `-pk kokkos comm/exchange no` keeps it classic), and a setup these
+    // copies handle: an orthogonal box, one ghost cutoff for all atoms, no `comm_modify group`, no
+    // fix with per-atom data that moves with the atoms or goes with the ghosts, no hybrid atom
+    // style, ghost velocities only where the atom style's Kokkos code packs them. Otherwise the
+    // callers use Comm's.
     bool applies() const;
     // Comm::exchange: owned atoms that left this rank's subdomain to the neighbouring ranks.
     void exchange();
@@ -43,10 +46,12 @@ namespace GPUMC {
     void borders();
     // Comm::forward_comm(fix) for a /kk fix (KokkosBase's pack and unpack on the device).
     void forward_comm(Fix *fix);
+    // true on the first call only (its user says once in the log that these replace Comm's)
+    bool first_use() { return !std::exchange(used_, true); }
 
    private:
-    // exchange: atoms that leave, the atoms moved into their places; (empty) no fix's per-atom data
-    DAT::tdual_int_1d leaving_, fill_, indices_;
+    bool used_ = false;
+    DAT::tdual_int_1d leaving_, fill_;    // exchange: atoms that leave, the atoms moved into their places
     DAT::tdual_xfloat_2d send_, recv_;              // packed atoms on the device
     Kokkos::View<double *, LMPPinnedHostType> host_send_, host_recv_;    // the messages in host memory
     DAT::tdual_xfloat_1d forward_send_, forward_recv_;                  // a fix's forward communication

@@ -100,10 +100,9 @@ template <class DeviceType>
 GPUMC::DomainSweepsKokkos<DeviceType>::DomainSweepsKokkos(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit,
                                                           const std::string &who, Ghosts ghosts,
                                                           gpumc::DeviceSystem<DeviceType> &engine,
-                                                          Fix *ghost_fix) :
-    DomainSweeps(lmp, table, groupbit, who, ghosts), atomKK_((AtomKokkos *) lmp->atom),
-    staged_comm_(std::make_unique<StagedDeviceComm>(lmp)), engine_(engine),
-    ghost_fix_(ghost_fix)
+                                                          Fix *ghost_fix, StagedDeviceComm &staged_comm) :
+    DomainSweeps(lmp, table, groupbit, who, ghosts), atomKK_((AtomKokkos *) lmp->atom), staged_comm_(staged_comm),
+    engine_(engine), ghost_fix_(ghost_fix)
 {
   // (an invocation that an error stopped may have left sums pending)
   double discarded;
@@ -111,8 +110,9 @@ GPUMC::DomainSweepsKokkos<DeviceType>::DomainSweepsKokkos(LAMMPS *lmp, const gpu
 }
 
 // The ghosts' positions through the fix's Kokkos forward communication (GhostPositionsComm), on
-// the device: StagedDeviceComm's when MPI cannot read device memory, else CommKokkos's. (Without GPU-aware MPI the KOKKOS package makes every forward communication
-// classic, which for positions means copying all of them to the host and back.)
+// the device: StagedDeviceComm's when MPI cannot read device memory, else CommKokkos's. (Without
+// GPU-aware MPI the KOKKOS package makes every forward communication classic, which for positions
+// means copying all of them to the host and back.)
 template <class DeviceType>
 void GPUMC::DomainSweepsKokkos<DeviceType>::forward_ghosts()
 {
@@ -124,7 +124,7 @@ void GPUMC::DomainSweepsKokkos<DeviceType>::forward_ghosts()
   }
   atomKK_->sync(space, X_MASK);
   if (staged_comm_applies()) {
-    staged_comm_->forward_comm(ghost_fix_);
+    staged_comm_.forward_comm(ghost_fix_);
   } else {
     const bool classic = commKK->forward_fix_comm_classic;
     commKK->forward_fix_comm_classic = false;
@@ -139,11 +139,10 @@ void GPUMC::DomainSweepsKokkos<DeviceType>::forward_ghosts()
 template <class DeviceType>
 bool GPUMC::DomainSweepsKokkos<DeviceType>::staged_comm_applies()
 {
-  if (ExecutionSpaceFromDevice<DeviceType>::space != Device || !staged_comm_->applies()) return false;
-  if (!staged_comm_noted_ && lmp_->comm->me == 0)
+  if (ExecutionSpaceFromDevice<DeviceType>::space != Device || !staged_comm_.applies()) return false;
+  if (staged_comm_.first_use() && lmp_->comm->me == 0)
     utils::logmesg(lmp_, "{}: LAMMPS's exchange, borders and the ghosts' refresh on the device, their messages "
                    "through host memory (MPI without GPU support)\n", who_);
-  staged_comm_noted_ = true;
   return true;
 }
 
@@ -151,7 +150,7 @@ template <class DeviceType>
 void GPUMC::DomainSweepsKokkos<DeviceType>::exchange_atoms()
 {
   if (staged_comm_applies())
-    staged_comm_->exchange();
+    staged_comm_.exchange();
   else
     DomainSweeps::exchange_atoms();
 }
@@ -160,7 +159,7 @@ template <class DeviceType>
 void GPUMC::DomainSweepsKokkos<DeviceType>::copy_ghosts()
 {
   if (staged_comm_applies())
-    staged_comm_->borders();
+    staged_comm_.borders();
   else
     DomainSweeps::copy_ghosts();
 }

@@ -21,7 +21,6 @@
 #include "gpumc_system_kokkos.h"
 #include "gpumc_velocities.h"
 
-#include <memory>
 #include <string>
 
 namespace LAMMPS_NS {
@@ -330,9 +329,11 @@ namespace GPUMC {
   template <class DeviceType>
   class DomainSweepsKokkos : public DomainSweeps {
    public:
-    // ghost_fix: the fix whose Kokkos forward communication (GhostPositionsComm) refreshes the ghosts
+    // ghost_fix: the fix whose Kokkos forward communication (GhostPositionsComm) refreshes the
+    // ghosts; staged_comm: the fix's, for LAMMPS's communication without GPU-aware MPI
     DomainSweepsKokkos(LAMMPS *lmp, const gpumc::PairTable &table, int groupbit, const std::string &who,
-                       Ghosts ghosts, gpumc::DeviceSystem<DeviceType> &engine, Fix *ghost_fix);
+                       Ghosts ghosts, gpumc::DeviceSystem<DeviceType> &engine, Fix *ghost_fix,
+                       StagedDeviceComm &staged_comm);
 
    protected:
     void translate_atoms(const double delta[3]) override;
@@ -355,11 +356,7 @@ namespace GPUMC {
    private:
     using ExecSpace = typename DeviceType::execution_space;
     AtomKokkos *atomKK_;
-    // exchange, borders and ghost refresh without GPU-aware MPI (held by pointer: as a LAMMPS
-    // Pointers its destructor may throw, which this class's may not)
-    std::unique_ptr<StagedDeviceComm> staged_comm_;
-    bool staged_comm_noted_ = false;
-    bool staged_comm_applies();       // (the first time, a line in the log)
+    StagedDeviceComm &staged_comm_;
     gpumc::DeviceSystem<DeviceType> &engine_;
     Fix *ghost_fix_;
     Kokkos::View<double *[3], DeviceType> x_;    // the engine's positions: owned atoms, then ghosts
@@ -371,6 +368,8 @@ namespace GPUMC {
     void store_owned();
     // owned positions scaled by `scale` from old_lo to lo, then moved by delta, then wrapped
     void transform_atoms(const double old_lo[3], const double lo[3], const double scale[3], const double delta[3]);
+    // whether staged_comm_ replaces LAMMPS's communication (the first time for the fix, a line in the log)
+    bool staged_comm_applies();
   };
 
   // The LAMMPS box as the engine's lo and side lengths.
