@@ -191,8 +191,10 @@ namespace GPUMC {
     virtual void wait() {}
     // The owned atoms' positions to the other ranks' ghosts (LAMMPS's forward communication).
     virtual void forward_ghosts();
-    // LAMMPS's exchange (owned atoms that left their subdomains to their new ranks) and borders
-    // (the ghosts anew): Comm's own unless a backend does them itself.
+    // LAMMPS's pbc (owned atoms wrapped into the periodic box; a stop on non-numeric coordinates),
+    // exchange (owned atoms that left their subdomains to their new ranks) and borders (the ghosts
+    // anew): Domain's and Comm's own unless a backend does them itself.
+    virtual void wrap_atoms();
     virtual void exchange_atoms();
     virtual void copy_ghosts();
     // The moves of a colour to the other ranks' ghosts (forward communication), and the ghosts'

@@ -28,6 +28,11 @@ GPUMC::DomainSweeps::DomainSweeps(LAMMPS *lmp, const gpumc::PairTable &table, in
   MPI_Allreduce(mine.data(), type_count_.data(), (int) mine.size(), MPI_LONG, MPI_SUM, lmp->world);
 }
 
+void GPUMC::DomainSweeps::wrap_atoms()
+{
+  lmp_->domain->pbc();
+}
+
 void GPUMC::DomainSweeps::exchange_atoms()
 {
   lmp_->comm->exchange();
@@ -114,11 +119,11 @@ void GPUMC::DomainSweeps::alternate_still_layer(uint64_t sweep)
 // left them where its translation had them, less that translation: up to two cells away; other
 // fixes may have moved them since) unless every atom is within one subdomain of its place after
 // this translation, as along a dimension of at most 3 processes always. One exchange instead of two.
-// (pbc, cheap, also stops the run on non-numeric coordinates, which the translation would not.)
+// (The wrap, cheap, also stops the run on non-numeric coordinates, which the translation would not.)
 void GPUMC::DomainSweeps::prepare_first_exchange(const double delta[3])
 {
   first_exchange_prepared_ = true;
-  lmp_->domain->pbc();
+  wrap_atoms();
   const int *procgrid = lmp_->comm->procgrid;
   if (procgrid[0] <= 3 && procgrid[1] <= 3 && procgrid[2] <= 3) return;
   int mine = owned_within_one_subdomain(delta) ? 1 : 0, all = 0;

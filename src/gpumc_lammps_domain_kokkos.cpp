@@ -10,6 +10,7 @@
 #include "atom_masks.h"
 #include "comm_kokkos.h"
 #include "domain.h"
+#include "error.h"
 #include "utils.h"
 
 using namespace LAMMPS_NS;
@@ -59,6 +60,18 @@ struct BeyondNeighboursFunctor {
   {
     for (int d = 0; d < 3; d++)
       if (!GPUMC::within_one_subdomain(x(i, d) + delta[d], boxlo[d], prd[d], procs[d], loc[d])) beyond++;
+  }
+};
+
+// Counts the owned atoms with a non-numeric coordinate.
+template <class DeviceType>
+struct NonNumericFunctor {
+  using AT = ArrayTypes<DeviceType>;
+  typename AT::t_x_array x;
+  KOKKOS_INLINE_FUNCTION void operator()(const int i, int &bad) const
+  {
+    for (int d = 0; d < 3; d++)
+      if (!Kokkos::isfinite(x(i, d))) bad++;
   }
 };
 
@@ -144,6 +157,25 @@ bool GPUMC::DomainSweepsKokkos<DeviceType>::staged_comm_applies()
     utils::logmesg(lmp_, "{}: LAMMPS's exchange, borders and the ghosts' refresh on the device, their messages "
                    "through host memory (MPI without GPU support)\n", who_);
   return true;
+}
+
+// With the staged exchange, LAMMPS's pbc would still run on the host (DomainKokkos does with a
+// classic exchange), copying positions, velocities, masks and image flags to the host and back at
+// every invocation: the wrap and Domain::pbc's check on the device instead.
+template <class DeviceType>
+void GPUMC::DomainSweepsKokkos<DeviceType>::wrap_atoms()
+{
+  if (!staged_comm_applies()) {
+    DomainSweeps::wrap_atoms();
+    return;
+  }
+  atomKK_->sync(Device, X_MASK);
+  int bad = 0;
+  Kokkos::parallel_reduce("gpumc:domain_non_numeric", Kokkos::RangePolicy<ExecSpace>(0, atomKK_->nlocal),
+                          NonNumericFunctor<DeviceType>{atomKK_->k_x.template view<DeviceType>()}, bad);
+  if (bad) lmp_->error->one(FLERR, "Non-numeric atom coords - simulation unstable");
+  const double zero[3] = {0.0, 0.0, 0.0};
+  translate_atoms(zero);
 }
 
 template <class DeviceType>

@@ -350,6 +350,7 @@ namespace GPUMC {
     double owned_pair_energy() override;
     void wait() override { Kokkos::fence(); }
     void forward_ghosts() override;
+    void wrap_atoms() override;
     void exchange_atoms() override;
     void copy_ghosts() override;
 
