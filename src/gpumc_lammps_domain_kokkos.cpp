@@ -63,9 +63,9 @@ struct BeyondNeighboursFunctor {
   }
 };
 
-// Counts the owned atoms with a non-numeric coordinate.
+// Counts the owned atoms' non-finite coordinates.
 template <class DeviceType>
-struct NonNumericFunctor {
+struct NonFiniteFunctor {
   using AT = ArrayTypes<DeviceType>;
   typename AT::t_x_array x;
   KOKKOS_INLINE_FUNCTION void operator()(const int i, int &bad) const
@@ -154,26 +154,32 @@ bool GPUMC::DomainSweepsKokkos<DeviceType>::staged_comm_applies()
 {
   if (ExecutionSpaceFromDevice<DeviceType>::space != Device || !staged_comm_.applies()) return false;
   if (staged_comm_.first_use() && lmp_->comm->me == 0)
-    utils::logmesg(lmp_, "{}: LAMMPS's exchange, borders and the ghosts' refresh on the device, their messages "
-                   "through host memory (MPI without GPU support)\n", who_);
+    utils::logmesg(lmp_, "{}: LAMMPS's wrap into the box, exchange, borders and the ghosts' refresh on the device, "
+                   "their messages through host memory (MPI without GPU support)\n", who_);
   return true;
 }
 
-// With the staged exchange, LAMMPS's pbc would still run on the host (DomainKokkos does with a
+// Domain::pbc's check for non-finite coordinates on the device (DomainKokkos's device pbc has
+// none, and the translation's wrapping would not end on them); then, with the staged exchange,
+// the wrap on the device too: there LAMMPS's pbc would run on the host (DomainKokkos does with a
 // classic exchange), copying positions, velocities, masks and image flags to the host and back at
-// every invocation: the wrap and Domain::pbc's check on the device instead.
+// every invocation. (Not with fix deform's velocity remapping, which the translation's kernel
+// leaves out.)
 template <class DeviceType>
 void GPUMC::DomainSweepsKokkos<DeviceType>::wrap_atoms()
 {
-  if (!staged_comm_applies()) {
+  const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
+  if (space == Device) {
+    atomKK_->sync(space, X_MASK);
+    int bad = 0;
+    Kokkos::parallel_reduce("gpumc:domain_non_finite", Kokkos::RangePolicy<ExecSpace>(0, atomKK_->nlocal),
+                            NonFiniteFunctor<DeviceType>{atomKK_->k_x.template view<DeviceType>()}, bad);
+    if (bad) lmp_->error->one(FLERR, "Non-numeric atom coords - simulation unstable");
+  }
+  if (lmp_->domain->deform_vremap || !staged_comm_applies()) {
     DomainSweeps::wrap_atoms();
     return;
   }
-  atomKK_->sync(Device, X_MASK);
-  int bad = 0;
-  Kokkos::parallel_reduce("gpumc:domain_non_numeric", Kokkos::RangePolicy<ExecSpace>(0, atomKK_->nlocal),
-                          NonNumericFunctor<DeviceType>{atomKK_->k_x.template view<DeviceType>()}, bad);
-  if (bad) lmp_->error->one(FLERR, "Non-numeric atom coords - simulation unstable");
   const double zero[3] = {0.0, 0.0, 0.0};
   translate_atoms(zero);
 }
