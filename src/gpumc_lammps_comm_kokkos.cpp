@@ -128,8 +128,9 @@ bool GPUMC::StagedDeviceComm::applies() const
 }
 
 // n values at `send` (device memory) to rank `to`, and nrecv values from rank `from` into `recv`
-// (device memory), through the pinned host buffers
-void GPUMC::StagedDeviceComm::send_receive(const double *send, int n, int to, double *recv, int nrecv, int from)
+// (device memory), through the pinned host buffers (send_staged: host_send_ holds them already)
+void GPUMC::StagedDeviceComm::send_receive(const double *send, int n, int to, double *recv, int nrecv, int from,
+                                           bool send_staged)
 {
   auto fit = [](Kokkos::View<double *, LMPPinnedHostType> &v, int size) {
     if ((int) v.extent(0) < size)
@@ -139,7 +140,7 @@ void GPUMC::StagedDeviceComm::send_receive(const double *send, int n, int to, do
   fit(host_send_, n);
   fit(host_recv_, nrecv);
   using Values = Kokkos::View<double *, LMPDeviceType, Kokkos::MemoryUnmanaged>;
-  if (n)
+  if (n && !send_staged)
     Kokkos::deep_copy(Kokkos::subview(host_send_, std::make_pair(0, n)), Values(const_cast<double *>(send), n));
   MPI_Request request;
   if (nrecv) MPI_Irecv(host_recv_.data(), nrecv, MPI_DOUBLE, from, 0, world, &request);
@@ -236,7 +237,7 @@ void GPUMC::StagedDeviceComm::exchange()
     fit_rows(recv_, nrecv / cols + 1, cols);
     send_receive(send_.d_view.data(), nsend, lower, recv_.d_view.data(), nrecv1, upper);
     if (comm->procgrid[dim] > 2)
-      send_receive(send_.d_view.data(), nsend, upper, recv_.d_view.data() + nrecv1, nrecv2, lower);
+      send_receive(send_.d_view.data(), nsend, upper, recv_.d_view.data() + nrecv1, nrecv2, lower, true);
     if (nrecv) {
       recv_.modify_device();
       DAT::tdual_int_1d no_indices;    // (no fix's per-atom data moves with the atoms)

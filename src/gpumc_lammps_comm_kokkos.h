@@ -55,8 +55,10 @@ namespace GPUMC {
     DAT::tdual_xfloat_2d send_, recv_;              // packed atoms on the device
     Kokkos::View<double *, LMPPinnedHostType> host_send_, host_recv_;    // the messages in host memory
     DAT::tdual_xfloat_1d forward_send_, forward_recv_;                  // a fix's forward communication
-    // n values at send (device memory) to rank `to`, nrecv from rank `from` into recv (device memory)
-    void send_receive(const double *send, int n, int to, double *recv, int nrecv, int from);
+    // n values at send (device memory) to rank `to`, nrecv from rank `from` into recv (device
+    // memory); send_staged: the last call staged these n values to the host already
+    void send_receive(const double *send, int n, int to, double *recv, int nrecv, int from,
+                      bool send_staged = false);
     // the atoms that leave along dim, into leaving_; their number
     int list_leaving(int dim, double lo, double hi);
     // the atoms that swap iswap sends, into CommKokkos's send list; their number
