@@ -78,6 +78,7 @@ void ComputeWidom::init()
 
 uint64_t ComputeWidom::load_configuration()
 {
+  GPUMC::stop_on_non_finite(lmp, "compute widom", GPUMC::non_finite_owned(lmp));    // (the cells need numbers)
   conf = GPUMC::gather(lmp);
   return GPUMC::fingerprint(lmp, conf.x, conf.type, *table);
 }

@@ -36,6 +36,7 @@ void ComputeWidomKokkos<DeviceType>::init()
 template <class DeviceType>
 uint64_t ComputeWidomKokkos<DeviceType>::load_configuration()
 {
+  GPUMC::stop_on_non_finite(lmp, "compute widom/kk", GPUMC::non_finite_owned_kokkos<DeviceType>(lmp));    // (the cells need numbers)
   double lo[3], len[3];
   GPUMC::box_of(lmp, lo, len);
   if (comm->nprocs > 1) {

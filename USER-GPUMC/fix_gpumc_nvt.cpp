@@ -285,6 +285,7 @@ void FixGpumcNVT::setup(int /*vflag*/)
   if (tune_until == TUNE_FIRST_RUN && update->endstep > update->beginstep) tune_until = update->endstep;
   // invocations fall on multiples of `every`, whatever the run boundaries
   next_reneighbor = (update->ntimestep / nevery + 1) * nevery;
+  GPUMC::stop_on_non_finite(lmp, style_name(), non_finite_owned());    // (with `run pre no` Domain::pbc has not run)
   setup_energy();
   if (drawing_velocities) {
     if (!velocities_announced && comm->me == 0)
@@ -368,6 +369,9 @@ bool FixGpumcNVT::tuning_active() const
 void FixGpumcNVT::pre_exchange()
 {
   if (next_reneighbor != update->ntimestep) return;
+  // this runs before LAMMPS's pbc and its check: the steps since the last may have made the
+  // coordinates non-numeric (an MD fix's blow-up)
+  GPUMC::stop_on_non_finite(lmp, style_name(), non_finite_owned());
   run_invocation();
   if (drawing_velocities) draw_velocities();
   next_reneighbor = update->ntimestep + nevery;
@@ -481,6 +485,11 @@ void FixGpumcNVT::run_domain_invocation()
 uint64_t FixGpumcNVT::fingerprint_ranks()
 {
   return GPUMC::fingerprint_ranks(lmp, *table);
+}
+
+long FixGpumcNVT::non_finite_owned()
+{
+  return GPUMC::non_finite_owned(lmp);
 }
 
 std::unique_ptr<GPUMC::DomainSweeps> FixGpumcNVT::make_domain_sweeps()

@@ -93,6 +93,8 @@ class FixGpumcNVT : public Fix {
   virtual std::unique_ptr<GPUMC::DomainSweeps> make_domain_sweeps();
   // GPUMC::fingerprint_ranks of the configuration, where the backend keeps it.
   virtual uint64_t fingerprint_ranks();
+  // GPUMC::non_finite_owned, where the backend keeps the positions.
+  virtual long non_finite_owned();
   // The running energy at the start of a run (see synchronise_energy). Backends override this.
   virtual void setup_energy();
   virtual void draw_velocities();

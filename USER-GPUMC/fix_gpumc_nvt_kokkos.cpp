@@ -90,6 +90,12 @@ uint64_t FixGpumcNVTKokkos<DeviceType>::fingerprint_ranks()
   return GPUMC::fingerprint_ranks_kokkos<DeviceType>(lmp, *table);
 }
 
+template <class DeviceType>
+long FixGpumcNVTKokkos<DeviceType>::non_finite_owned()
+{
+  return GPUMC::non_finite_owned_kokkos<DeviceType>(lmp);
+}
+
 // On several MPI ranks: the Kokkos engine sweeps each rank's block (GPUMC::DomainSweepsKokkos).
 template <class DeviceType>
 std::unique_ptr<GPUMC::DomainSweeps> FixGpumcNVTKokkos<DeviceType>::make_domain_sweeps()

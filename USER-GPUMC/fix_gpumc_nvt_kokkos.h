@@ -45,6 +45,7 @@ class FixGpumcNVTKokkos : public FixGpumcNVT, public KokkosBase {
   void draw_velocities() override;
   std::unique_ptr<GPUMC::DomainSweeps> make_domain_sweeps() override;
   uint64_t fingerprint_ranks() override;
+  long non_finite_owned() override;
 
  private:
   std::unique_ptr<gpumc::DeviceSystem<DeviceType>> engine;

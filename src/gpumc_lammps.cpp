@@ -157,6 +157,23 @@ std::vector<int> GPUMC::group_members(LAMMPS *lmp, const Configuration &conf, in
   return members;
 }
 
+void GPUMC::stop_on_non_finite(LAMMPS *lmp, const std::string &who, long mine)
+{
+  long all = 0;
+  MPI_Allreduce(&mine, &all, 1, MPI_LONG, MPI_SUM, lmp->world);
+  if (all) lmp->error->all(FLERR, "{}: Non-numeric atom coords - simulation unstable", who);
+}
+
+long GPUMC::non_finite_owned(LAMMPS *lmp)
+{
+  Atom *atom = lmp->atom;
+  long bad = 0;
+  for (int i = 0; i < atom->nlocal; i++)
+    for (int d = 0; d < 3; d++)
+      if (!std::isfinite(atom->x[i][d])) bad++;
+  return bad;
+}
+
 using GPUMC::fnv1a;
 
 uint64_t GPUMC::fingerprint(LAMMPS *lmp, const std::vector<double> &x, const std::vector<int> &type,

@@ -49,6 +49,13 @@ namespace GPUMC {
   };
   Configuration gather(LAMMPS *lmp);
 
+  // Domain::pbc's check, which the sweeps' wrap into the box and their cells need as well: an
+  // error on every rank, with LAMMPS's message after the style's name (who), when any rank owns
+  // atoms at non-numeric coordinates (mine: how many this rank owns; non_finite_owned counts them
+  // in the host arrays).
+  void stop_on_non_finite(LAMMPS *lmp, const std::string &who, long mine);
+  long non_finite_owned(LAMMPS *lmp);
+
   // Positions and image flags back into LAMMPS, and the box if it changed.
   void scatter(LAMMPS *lmp, const Configuration &conf, const gpumc::HostSystem &sys, bool box_changed);
 
@@ -191,7 +198,7 @@ namespace GPUMC {
     virtual void wait() {}
     // The owned atoms' positions to the other ranks' ghosts (LAMMPS's forward communication).
     virtual void forward_ghosts();
-    // LAMMPS's pbc (owned atoms wrapped into the periodic box; a stop on non-numeric coordinates),
+    // LAMMPS's pbc (owned atoms wrapped into the periodic box),
     // exchange (owned atoms that left their subdomains to their new ranks) and borders (the ghosts
     // anew): Domain's and Comm's own unless a backend does them itself.
     virtual void wrap_atoms();

@@ -119,8 +119,6 @@ void GPUMC::DomainSweeps::alternate_still_layer(uint64_t sweep)
 // left them where its translation had them, less that translation: up to two cells away; other
 // fixes may have moved them since) unless every atom is within one subdomain of its place after
 // this translation, as along a dimension of at most 3 processes always. One exchange instead of two.
-// (The wrap, cheap, also stops the run on non-finite coordinates, on which the translation's
-// wrapping would not end.)
 void GPUMC::DomainSweeps::prepare_first_exchange(const double delta[3])
 {
   first_exchange_prepared_ = true;

@@ -63,18 +63,6 @@ struct BeyondNeighboursFunctor {
   }
 };
 
-// Counts the owned atoms' non-finite coordinates.
-template <class DeviceType>
-struct NonFiniteFunctor {
-  using AT = ArrayTypes<DeviceType>;
-  typename AT::t_x_array x;
-  KOKKOS_INLINE_FUNCTION void operator()(const int i, int &bad) const
-  {
-    for (int d = 0; d < 3; d++)
-      if (!Kokkos::isfinite(x(i, d))) bad++;
-  }
-};
-
 // The engine's copy of atoms first .. last - 1 from atomKK (positions only, or everything the
 // cells need), or (store) the owned positions back.
 template <class DeviceType>
@@ -159,23 +147,14 @@ bool GPUMC::DomainSweepsKokkos<DeviceType>::staged_comm_applies()
   return true;
 }
 
-// Domain::pbc's check for non-finite coordinates on the device (DomainKokkos's device pbc has
-// none, and the translation's wrapping would not end on them); then, with the staged exchange,
-// the wrap on the device too: there LAMMPS's pbc would run on the host (DomainKokkos does with a
-// classic exchange), copying positions, velocities, masks and image flags to the host and back at
-// every invocation. (Not with fix deform's velocity remapping, which the translation's kernel
-// leaves out.)
+// With the staged exchange, the wrap into the box on the device too: there LAMMPS's pbc would run
+// on the host (DomainKokkos does with a classic exchange), copying positions, velocities, masks and
+// image flags to the host and back at every invocation. (Not with fix deform's velocity remapping,
+// which the translation's kernel leaves out. The fix has stopped on non-numeric coordinates
+// already, on which the translation's wrapping would not end.)
 template <class DeviceType>
 void GPUMC::DomainSweepsKokkos<DeviceType>::wrap_atoms()
 {
-  const ExecutionSpace space = ExecutionSpaceFromDevice<DeviceType>::space;
-  if (space == Device) {
-    atomKK_->sync(space, X_MASK);
-    int bad = 0;
-    Kokkos::parallel_reduce("gpumc:domain_non_finite", Kokkos::RangePolicy<ExecSpace>(0, atomKK_->nlocal),
-                            NonFiniteFunctor<DeviceType>{atomKK_->k_x.template view<DeviceType>()}, bad);
-    if (bad) lmp_->error->one(FLERR, "Non-numeric atom coords - simulation unstable");
-  }
   if (lmp_->domain->deform_vremap || !staged_comm_applies()) {
     DomainSweeps::wrap_atoms();
     return;

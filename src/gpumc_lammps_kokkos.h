@@ -233,6 +233,30 @@ namespace GPUMC {
     Kokkos::parallel_for("gpumc:velocity_momentum", Kokkos::RangePolicy<ExecSpace>(0, atomKK->nlocal), shift);
   }
 
+  // GPUMC::non_finite_owned on atomKK's device positions.
+  template <class DeviceType>
+  struct NonFiniteFunctor {
+    using AT = ArrayTypes<DeviceType>;
+    typename AT::t_x_array x;
+    KOKKOS_INLINE_FUNCTION void operator()(const int i, long &bad) const
+    {
+      for (int d = 0; d < 3; d++)
+        if (!Kokkos::isfinite(x(i, d))) bad++;
+    }
+  };
+
+  template <class DeviceType>
+  long non_finite_owned_kokkos(LAMMPS *lmp)
+  {
+    using ExecSpace = typename DeviceType::execution_space;
+    auto *atomKK = (AtomKokkos *) lmp->atom;
+    atomKK->sync(ExecutionSpaceFromDevice<DeviceType>::space, X_MASK);
+    long bad = 0;
+    Kokkos::parallel_reduce("gpumc:non_finite", Kokkos::RangePolicy<ExecSpace>(0, atomKK->nlocal),
+                            NonFiniteFunctor<DeviceType>{atomKK->k_x.view<DeviceType>()}, bad);
+    return bad;
+  }
+
   // GPUMC::fingerprint_ranks from atomKK's device views (each atom's hash; sums of its halves).
   template <class DeviceType>
   struct FingerprintFunctor {

@@ -31,6 +31,10 @@ std::vector<BadInput> bad_inputs()
                             "pair_coeff * *\n";
   // two atoms at one place: lj/cut's energy is infinite, and every move's dU -inf or NaN
   const std::string overlap = lj + "create_atoms 1 single 1 1 1\ncreate_atoms 1 single 1 1 1\n";
+  // MD that blows up: infinite velocities make the positions non-numeric at the first step, and
+  // no neighbor list build (LAMMPS's pbc and its check) comes before the Monte Carlo's next
+  const std::string blow_up = "variable inf atom 1e300*1e300\nset group all vx v_inf\nfix md all nve\n"
+                              "neigh_modify delay 0 every 100 check no\n";
   return {
       // fix gpumc/nvt and gpumc/npt arguments
       {"nvt_missing_args", lj, "fix mc all gpumc/nvt 1 1.0", "Illegal fix gpumc/nvt command: missing argument"},
@@ -58,6 +62,16 @@ std::vector<BadInput> bad_inputs()
       {"target", lj, "fix mc all gpumc/nvt 1 1.0 5 target 1.0", "target must be between 0 and 1"},
       {"tune", lj, "fix mc all gpumc/nvt 1 1.0 5 tune -3", "tune takes yes, no, always or a timestep"},
       {"velocities", lj, "fix mc all gpumc/nvt 1 1.0 5 velocities zero", "velocities takes draw or keep, not zero"},
+      // non-numeric coordinates: LAMMPS's own message, before the sweeps or insertions use them
+      // (before LAMMPS's pbc at that step would say so: the style's name leads the message)
+      {"non_finite_coordinates", lj, blow_up + "fix mc all gpumc/nvt 1 1.0 5 every 2 velocities keep\nrun 4",
+       "fix gpumc/nvt: Non-numeric atom coords - simulation unstable"},
+      {"non_finite_coordinates_npt", lj, blow_up + "fix mc all gpumc/npt 1 1.0 1.0 5 every 2 velocities keep\nrun 4",
+       "fix gpumc/npt: Non-numeric atom coords - simulation unstable"},
+      {"non_finite_coordinates_run_pre_no", lj, "fix mc all gpumc/nvt 1 1.0 5\nrun 0\nvariable inf atom 1e300*1e300\n"
+       "set group all x v_inf\nrun 2 pre no", "fix gpumc/nvt: Non-numeric atom coords - simulation unstable"},
+      {"widom_non_finite_coordinates", lj, blow_up + "compute w all widom 1 100 1.0 5\nthermo_style custom step c_w\n"
+       "thermo 2\nrun 4", "compute widom: Non-numeric atom coords - simulation unstable"},
       {"tune_word", lj, "fix mc all gpumc/nvt 1 1.0 5 tune foo", "tune takes yes, no, always or a timestep >= 0, not foo"},
       // an extra number among the positional arguments is no keyword missing its value
       {"extra_positional", lj, "fix mc all gpumc/nvt 1 1.0 5 7", "unknown keyword 7 (it takes 3 numbers before its keywords)"},

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <utility>
 #include <vector>
 
 TEST(Kokkos, EnergiesEqualComputePeOfTheKokkosPairStyles)
@@ -452,6 +453,26 @@ TEST(Kokkos, InfiniteEnergyIsRefused)
     s.cmd(fmt::format(LJ_MIX, "") + "create_atoms 1 single 1 1 1\ncreate_atoms 1 single 1 1 1\n");
     const std::string err = s.error_of(fmt::format("fix mc all {}\nrun 0", fix));
     EXPECT_NE(err.find("the energy of the configuration is inf"), std::string::npos) << fix << ": " << err;
+  }
+}
+
+// Non-numeric coordinates (MD that blows up between two invocations, before LAMMPS's pbc and its
+// check) stop the /kk styles with LAMMPS's message, checked on the device's positions.
+TEST(Kokkos, NonFiniteCoordinatesAreRefused)
+{
+  const std::string blow_up = "variable inf atom 1e300*1e300\nset group all vx v_inf\nfix md all nve\n"
+                              "neigh_modify delay 0 every 100 check no\n";
+  const std::pair<const char *, const char *> cases[] = {
+      {"fix mc all gpumc/nvt 1 1.0 5 every 2 velocities keep", "fix gpumc/nvt/kk: Non-numeric atom coords"},
+      {"fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard every 2 velocities keep",
+       "fix gpumc/nvt/kk: Non-numeric atom coords"},
+      {"compute w all widom 1 100 1.0 5\nthermo_style custom step c_w\nthermo 2",
+       "compute widom/kk: Non-numeric atom coords"}};
+  for (const auto &[last, expected] : cases) {
+    LammpsSession s(kokkos_args(true));
+    s.cmd(fmt::format(LJ_MIX, ""));
+    const std::string err = s.error_of(blow_up + last + "\nrun 4");
+    EXPECT_NE(err.find(expected), std::string::npos) << last << ": " << err;
   }
 }
 

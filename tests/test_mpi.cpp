@@ -360,6 +360,11 @@ TEST(MpiErrors, UnsupportedSetupsNameTheProblem)
       {"fix mc all gpumc/nvt 1 1.2 5 algorithm checkerboard\nrun 1", "comm_modify cutoff"},
       {"comm_modify cutoff 3.5\ncomm_style tiled\nfix mc all gpumc/nvt 1 1.2 5 algorithm checkerboard\nrun 1",
        "equal subdomains"},
+      // MD that blows up between two invocations: LAMMPS's message on every rank
+      {"comm_modify cutoff 3.5\nvariable inf atom 1e300*1e300\nset group all vx v_inf\nfix md all nve\n"
+       "neigh_modify delay 0 every 100 check no\n"
+       "fix mc all gpumc/nvt 1 1.2 5 algorithm checkerboard every 2 velocities keep\nrun 4",
+       "fix gpumc/nvt: Non-numeric atom coords"},
   };
   for (const auto &c : cases) {
     LammpsSession s({}, &group.comm);

@@ -180,6 +180,22 @@ TEST(MpiKokkos, WidomWithEwaldNamesTheHostStyle)
   if (world_rank() == 0) EXPECT_NE(err.find("the host style runs on several"), std::string::npos) << err;
 }
 
+// Non-numeric coordinates (MD that blows up between two invocations) stop the /kk sweeps with
+// LAMMPS's own message, with the staged exchange (the default without GPU-aware MPI) and with
+// LAMMPS's (`comm host`), instead of a wrap into the box that would never end.
+TEST(MpiKokkos, NonFiniteCoordinatesStopTheSweeps)
+{
+  for (const char *package : {"", "package kokkos neigh half newton on comm host\n"}) {
+    LammpsSession s(kokkos_rank_args(), nullptr);
+    s.cmd(std::string(package) + lj_setup());
+    const std::string err = s.error_of(
+        "comm_modify cutoff 3.5\nvariable inf atom 1e300*1e300\nset group all vx v_inf\nfix md all nve\n"
+        "neigh_modify delay 0 every 100 check no\n"
+        "fix mc all gpumc/nvt 1 1.2 4321 algorithm checkerboard every 2 velocities keep\nrun 4");
+    if (world_rank() == 0) EXPECT_NE(err.find("fix gpumc/nvt/kk: Non-numeric atom coords"), std::string::npos) << package << err;
+  }
+}
+
 int main(int argc, char **argv)
 {
   return run_mpi_tests(argc, argv);
