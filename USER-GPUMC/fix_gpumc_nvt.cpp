@@ -285,7 +285,6 @@ void FixGpumcNVT::setup(int /*vflag*/)
   if (tune_until == TUNE_FIRST_RUN && update->endstep > update->beginstep) tune_until = update->endstep;
   // invocations fall on multiples of `every`, whatever the run boundaries
   next_reneighbor = (update->ntimestep / nevery + 1) * nevery;
-  GPUMC::stop_on_non_finite(lmp, style_name(), non_finite_owned());    // (with `run pre no` Domain::pbc has not run)
   setup_energy();
   if (drawing_velocities) {
     if (!velocities_announced && comm->me == 0)
@@ -306,6 +305,8 @@ void FixGpumcNVT::draw_velocities()
 
 void FixGpumcNVT::setup_energy()
 {
+  // (also for thermo output between invocations, which may follow an MD blow-up)
+  GPUMC::stop_on_non_finite(lmp, style_name(), non_finite_owned());
   // on several ranks the configuration is gathered only when it changed
   if (comm->nprocs > 1) {
     const uint64_t now = fingerprint_ranks();
@@ -364,6 +365,13 @@ double FixGpumcNVT::max_displacement_cap() const
 bool FixGpumcNVT::tuning_active() const
 {
   return update->ntimestep < tune_until;
+}
+
+// A run's setup, before LAMMPS's pbc, exchange and binning use the coordinates (DomainKokkos's
+// device pbc has no check for non-numeric ones, as Domain::pbc has).
+void FixGpumcNVT::setup_pre_exchange()
+{
+  GPUMC::stop_on_non_finite(lmp, style_name(), non_finite_owned());
 }
 
 void FixGpumcNVT::pre_exchange()

@@ -33,6 +33,7 @@ class FixGpumcNVT : public Fix {
   int setmask() override;
   void init() override;
   void setup(int) override;
+  void setup_pre_exchange() override;
   void pre_exchange() override;
   void post_run() override;
   double compute_scalar() override;

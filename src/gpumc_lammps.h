@@ -52,7 +52,7 @@ namespace GPUMC {
   // Domain::pbc's check, which the sweeps' wrap into the box and their cells need as well: an
   // error on every rank, with LAMMPS's message after the style's name (who), when any rank owns
   // atoms at non-numeric coordinates (mine: how many this rank owns; non_finite_owned counts them
-  // in the host arrays).
+  // in the host arrays). Collective: an MPI_Allreduce on world, so every rank calls it alike.
   void stop_on_non_finite(LAMMPS *lmp, const std::string &who, long mine);
   long non_finite_owned(LAMMPS *lmp);
 

@@ -233,7 +233,8 @@ namespace GPUMC {
     Kokkos::parallel_for("gpumc:velocity_momentum", Kokkos::RangePolicy<ExecSpace>(0, atomKK->nlocal), shift);
   }
 
-  // GPUMC::non_finite_owned on atomKK's device positions.
+  // GPUMC::non_finite_owned where the /kk styles read the positions (atomKK's view in DeviceType's
+  // space, synced there first), without copying them to the host.
   template <class DeviceType>
   struct NonFiniteFunctor {
     using AT = ArrayTypes<DeviceType>;

@@ -63,13 +63,15 @@ std::vector<BadInput> bad_inputs()
       {"tune", lj, "fix mc all gpumc/nvt 1 1.0 5 tune -3", "tune takes yes, no, always or a timestep"},
       {"velocities", lj, "fix mc all gpumc/nvt 1 1.0 5 velocities zero", "velocities takes draw or keep, not zero"},
       // non-numeric coordinates: LAMMPS's own message, before the sweeps or insertions use them
-      // (before LAMMPS's pbc at that step would say so: the style's name leads the message)
+      // (before LAMMPS's pbc would say so: the style's name leads the message) at an invocation,
+      // at a run's setup, and for thermo output of the running energy
       {"non_finite_coordinates", lj, blow_up + "fix mc all gpumc/nvt 1 1.0 5 every 2 velocities keep\nrun 4",
        "fix gpumc/nvt: Non-numeric atom coords - simulation unstable"},
-      {"non_finite_coordinates_npt", lj, blow_up + "fix mc all gpumc/npt 1 1.0 1.0 5 every 2 velocities keep\nrun 4",
+      {"non_finite_coordinates_setup", lj, "fix mc all gpumc/nvt 1 1.0 5\nrun 0\nvariable inf atom 1e300*1e300\n"
+       "set group all x v_inf\nrun 1", "fix gpumc/nvt: Non-numeric atom coords - simulation unstable"},
+      {"non_finite_coordinates_thermo", lj, "fix mc all gpumc/npt 1 1.0 1.0 5\nthermo_style custom step f_mc\nrun 0\n"
+       "variable inf atom 1e300*1e300\nset group all x v_inf\nrun 0 pre no",
        "fix gpumc/npt: Non-numeric atom coords - simulation unstable"},
-      {"non_finite_coordinates_run_pre_no", lj, "fix mc all gpumc/nvt 1 1.0 5\nrun 0\nvariable inf atom 1e300*1e300\n"
-       "set group all x v_inf\nrun 2 pre no", "fix gpumc/nvt: Non-numeric atom coords - simulation unstable"},
       {"widom_non_finite_coordinates", lj, blow_up + "compute w all widom 1 100 1.0 5\nthermo_style custom step c_w\n"
        "thermo 2\nrun 4", "compute widom: Non-numeric atom coords - simulation unstable"},
       {"tune_word", lj, "fix mc all gpumc/nvt 1 1.0 5 tune foo", "tune takes yes, no, always or a timestep >= 0, not foo"},

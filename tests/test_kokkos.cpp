@@ -456,23 +456,27 @@ TEST(Kokkos, InfiniteEnergyIsRefused)
   }
 }
 
-// Non-numeric coordinates (MD that blows up between two invocations, before LAMMPS's pbc and its
-// check) stop the /kk styles with LAMMPS's message, checked on the device's positions.
+// Non-numeric coordinates stop the /kk styles with LAMMPS's message, checked on the device's
+// positions: MD that blows up between two invocations (before LAMMPS's pbc and its check), and
+// coordinates set between runs, at the next run's setup (DomainKokkos's pbc has no such check).
 TEST(Kokkos, NonFiniteCoordinatesAreRefused)
 {
   const std::string blow_up = "variable inf atom 1e300*1e300\nset group all vx v_inf\nfix md all nve\n"
                               "neigh_modify delay 0 every 100 check no\n";
-  const std::pair<const char *, const char *> cases[] = {
-      {"fix mc all gpumc/nvt 1 1.0 5 every 2 velocities keep", "fix gpumc/nvt/kk: Non-numeric atom coords"},
-      {"fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard every 2 velocities keep",
+  const std::pair<std::string, const char *> cases[] = {
+      {blow_up + "fix mc all gpumc/nvt 1 1.0 5 every 2 velocities keep\nrun 4",
        "fix gpumc/nvt/kk: Non-numeric atom coords"},
-      {"compute w all widom 1 100 1.0 5\nthermo_style custom step c_w\nthermo 2",
-       "compute widom/kk: Non-numeric atom coords"}};
-  for (const auto &[last, expected] : cases) {
+      {blow_up + "fix mc all gpumc/nvt 1 1.0 5 algorithm checkerboard every 2 velocities keep\nrun 4",
+       "fix gpumc/nvt/kk: Non-numeric atom coords"},
+      {blow_up + "compute w all widom 1 100 1.0 5\nthermo_style custom step c_w\nthermo 2\nrun 4",
+       "compute widom/kk: Non-numeric atom coords"},
+      {"fix mc all gpumc/nvt 1 1.0 5\nrun 0\nvariable inf atom 1e300*1e300\nset group all x v_inf\nrun 1",
+       "fix gpumc/nvt/kk: Non-numeric atom coords"}};
+  for (const auto &[commands, expected] : cases) {
     LammpsSession s(kokkos_args(true));
     s.cmd(fmt::format(LJ_MIX, ""));
-    const std::string err = s.error_of(blow_up + last + "\nrun 4");
-    EXPECT_NE(err.find(expected), std::string::npos) << last << ": " << err;
+    const std::string err = s.error_of(commands);
+    EXPECT_NE(err.find(expected), std::string::npos) << commands << ": " << err;
   }
 }
 

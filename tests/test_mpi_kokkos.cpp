@@ -180,20 +180,28 @@ TEST(MpiKokkos, WidomWithEwaldNamesTheHostStyle)
   if (world_rank() == 0) EXPECT_NE(err.find("the host style runs on several"), std::string::npos) << err;
 }
 
-// Non-numeric coordinates (MD that blows up between two invocations) stop the /kk sweeps with
-// LAMMPS's own message, with the staged exchange (the default without GPU-aware MPI) and with
-// LAMMPS's (`comm host`), instead of a wrap into the box that would never end.
+// Non-numeric coordinates stop the /kk sweeps with LAMMPS's own message on every rank, the rank
+// that owns the atom stopping the others: MD that blows up one atom between two invocations, with
+// the staged exchange (the default without GPU-aware MPI) and with LAMMPS's (`comm host`), instead
+// of a wrap into the box that would never end; and coordinates set between runs, at the next
+// run's setup (before DomainKokkos's pbc, which has no such check, and the exchange).
 TEST(MpiKokkos, NonFiniteCoordinatesStopTheSweeps)
 {
+  const std::string fix = "comm_modify cutoff 3.5\nvariable inf atom 1e300*1e300\ngroup bad id 1\n"
+                          "fix mc all gpumc/nvt 1 1.2 4321 algorithm checkerboard every 2 velocities keep\n";
   for (const char *package : {"", "package kokkos neigh half newton on comm host\n"}) {
     LammpsSession s(kokkos_rank_args(), nullptr);
     s.cmd(std::string(package) + lj_setup());
-    const std::string err = s.error_of(
-        "comm_modify cutoff 3.5\nvariable inf atom 1e300*1e300\nset group all vx v_inf\nfix md all nve\n"
-        "neigh_modify delay 0 every 100 check no\n"
-        "fix mc all gpumc/nvt 1 1.2 4321 algorithm checkerboard every 2 velocities keep\nrun 4");
-    if (world_rank() == 0) EXPECT_NE(err.find("fix gpumc/nvt/kk: Non-numeric atom coords"), std::string::npos) << package << err;
+    const std::string err = s.error_of(fix + "set group bad vx v_inf\nfix md all nve\n"
+                                             "neigh_modify delay 0 every 100 check no\nrun 4");
+    EXPECT_NE(err.find("fix gpumc/nvt/kk: Non-numeric atom coords"), std::string::npos)
+        << package << "rank " << world_rank() << ": " << err;
   }
+  LammpsSession s(kokkos_rank_args(), nullptr);
+  s.cmd(lj_setup());
+  const std::string err = s.error_of(fix + "run 0\nset group bad x v_inf\nrun 1");
+  EXPECT_NE(err.find("fix gpumc/nvt/kk: Non-numeric atom coords"), std::string::npos)
+      << "rank " << world_rank() << ": " << err;
 }
 
 int main(int argc, char **argv)
