@@ -285,6 +285,8 @@ void FixGpumcNVT::setup(int /*vflag*/)
   if (tune_until == TUNE_FIRST_RUN && update->endstep > update->beginstep) tune_until = update->endstep;
   // invocations fall on multiples of `every`, whatever the run boundaries
   next_reneighbor = (update->ntimestep / nevery + 1) * nevery;
+  // (again: setup_minimal(0), as MDI's, skips setup_pre_exchange)
+  GPUMC::stop_on_non_finite(lmp, style_name(), non_finite_owned());
   setup_energy();
   if (drawing_velocities) {
     if (!velocities_announced && comm->me == 0)
@@ -305,8 +307,6 @@ void FixGpumcNVT::draw_velocities()
 
 void FixGpumcNVT::setup_energy()
 {
-  // (also for thermo output between invocations, which may follow an MD blow-up)
-  GPUMC::stop_on_non_finite(lmp, style_name(), non_finite_owned());
   // on several ranks the configuration is gathered only when it changed
   if (comm->nprocs > 1) {
     const uint64_t now = fingerprint_ranks();
@@ -368,7 +368,7 @@ bool FixGpumcNVT::tuning_active() const
 }
 
 // A run's setup, before LAMMPS's pbc, exchange and binning use the coordinates (DomainKokkos's
-// device pbc has no check for non-numeric ones, as Domain::pbc has).
+// pbc has no check for non-numeric ones, as Domain::pbc has).
 void FixGpumcNVT::setup_pre_exchange()
 {
   GPUMC::stop_on_non_finite(lmp, style_name(), non_finite_owned());

@@ -73,7 +73,6 @@ void FixGpumcNVTKokkos<DeviceType>::load()
 template <class DeviceType>
 void FixGpumcNVTKokkos<DeviceType>::setup_energy()
 {
-  GPUMC::stop_on_non_finite(lmp, style_name(), non_finite_owned());    // (as FixGpumcNVT::setup_energy)
   if (comm->nprocs > 1) {    // unless nothing changed, the host's recomputation from the configuration gathered
     const uint64_t now = fingerprint_ranks();
     if (now == fingerprint) return;

@@ -42,10 +42,13 @@ void FixGpumcNVT::post_run()
 
 // The running energy belongs to the configuration of the fix's last invocation; if something else
 // moved the atoms since (another gpumc fix, a minimization, displace_atoms), a full recomputation
-// for the current one, so that the output always equals pe.
+// for the current one, so that the output always equals pe. (Output between invocations may follow
+// an MD blow-up: the stop on non-numeric coordinates first.)
 void FixGpumcNVT::refresh_energy()
 {
-  if (table) setup_energy();
+  if (!table) return;
+  GPUMC::stop_on_non_finite(lmp, style_name(), non_finite_owned());
+  setup_energy();
 }
 
 double FixGpumcNVT::compute_scalar()

@@ -458,7 +458,8 @@ TEST(Kokkos, InfiniteEnergyIsRefused)
 
 // Non-numeric coordinates stop the /kk styles with LAMMPS's message, checked on the device's
 // positions: MD that blows up between two invocations (before LAMMPS's pbc and its check), and
-// coordinates set between runs, at the next run's setup (DomainKokkos's pbc has no such check).
+// coordinates set between runs, at the next run's setup (DomainKokkos's pbc has no such check; on
+// one GPU the check in setup_pre_exchange and the one in setup give the same message).
 TEST(Kokkos, NonFiniteCoordinatesAreRefused)
 {
   const std::string blow_up = "variable inf atom 1e300*1e300\nset group all vx v_inf\nfix md all nve\n"
